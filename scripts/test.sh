@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The test command: installs dependencies, configures, builds with -j2 and runs every test.
+# Then (unless NEREID_SKIP_SANITIZE=1) builds again with AddressSanitizer + UBSan and runs the
+# unit tests there. Build trees: build/ and build-asan/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+
+JOBS="${JOBS:-2}"
+start=$(date +%s)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$JOBS"
+(cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
+echo "test.sh: release build + tests took $(( $(date +%s) - start ))s"
+
+if [ "${NEREID_SKIP_SANITIZE:-0}" != "1" ]; then
+  asan_start=$(date +%s)
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNEREID_SANITIZE=ON -DNEREID_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-asan -j"$JOBS"
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j"$JOBS" -L unit --timeout 600)
+  echo "test.sh: sanitizer build + unit tests took $(( $(date +%s) - asan_start ))s"
+fi
+echo "test.sh: all done in $(( $(date +%s) - start ))s"

@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include "common/kube/errors.h"
+
+namespace nereid::kube {
+namespace {
+
+std::string StatusBody(std::string_view reason, int code, std::string_view extra = "") {
+  return std::string(R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"m",)") +
+         R"("reason":")" + std::string(reason) + R"(","code":)" + std::to_string(code) +
+         std::string(extra) + "}";
+}
+
+TEST_CASE("each Kubernetes reason maps to its own predicate") {
+  CHECK(IsNotFound(StatusFromResponse(404, StatusBody("NotFound", 404))));
+  CHECK(IsAlreadyExists(StatusFromResponse(409, StatusBody("AlreadyExists", 409))));
+  CHECK(IsConflict(StatusFromResponse(409, StatusBody("Conflict", 409))));
+  CHECK_FALSE(IsConflict(StatusFromResponse(409, StatusBody("AlreadyExists", 409))));
+  CHECK(IsGone(StatusFromResponse(410, StatusBody("Expired", 410))));
+  CHECK(IsGone(StatusFromResponse(410, StatusBody("Gone", 410))));
+  CHECK(IsForbidden(StatusFromResponse(403, StatusBody("Forbidden", 403))));
+  CHECK(IsUnauthorized(StatusFromResponse(401, StatusBody("Unauthorized", 401))));
+  CHECK(IsInvalid(StatusFromResponse(422, StatusBody("Invalid", 422))));
+  CHECK(StatusFromResponse(500, StatusBody("InternalError", 500)).code() ==
+        absl::StatusCode::kInternal);
+  CHECK(StatusFromResponse(503, "").code() == absl::StatusCode::kUnavailable);
+  CHECK(StatusFromResponse(404, "<html>not json</html>").code() == absl::StatusCode::kNotFound);
+}
+
+TEST_CASE("Invalid keeps the field causes") {
+  absl::Status s = StatusFromResponse(
+      422, StatusBody("Invalid", 422,
+                      R"(,"details":{"causes":[{"reason":"FieldValueRequired","message":"Required value","field":"spec.format"}]})"));
+  REQUIRE(Causes(s).size() == 1);
+  CHECK(Causes(s)[0].field == "spec.format");
+  CHECK(Reason(s) == "Invalid");
+}
+
+TEST_CASE("TooManyRequests carries Retry-After") {
+  absl::Status s = StatusFromResponse(429, StatusBody("TooManyRequests", 429), "3");
+  CHECK(IsTooManyRequests(s));
+  CHECK(RetryAfter(s) == absl::Seconds(3));
+  CHECK_FALSE(RetryAfter(StatusFromResponse(429, "", "soon")).has_value());
+}
+
+TEST_CASE("errors built locally serialize to the Status the API server would send") {
+  absl::Status invalid =
+      InvalidError("Dataset", "d1", {{"FieldValueRequired", "Required value", "spec.url"}});
+  Json doc = StatusToJson(invalid);
+  CHECK(doc["code"] == 422);
+  CHECK(doc["reason"] == "Invalid");
+  CHECK(doc["details"]["causes"][0]["field"] == "spec.url");
+  CHECK(HttpCodeFor(ConflictError("pods", "p", "stale")) == 409);
+  CHECK(HttpCodeFor(AlreadyExistsError("pods", "p")) == 409);
+  CHECK(HttpCodeFor(GoneError("too old")) == 410);
+  CHECK(HttpCodeFor(NotFoundError("pods", "p")) == 404);
+  // Round trip: what we send is parsed back to the same predicate.
+  CHECK(IsConflict(StatusFromResponse(409, StatusToJson(ConflictError("pods", "p", "x")).dump())));
+}
+
+}  // namespace
+}  // namespace nereid::kube
