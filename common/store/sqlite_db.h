@@ -171,6 +171,8 @@ class Db {
   // A fresh prepared statement owned by the caller.
   absl::StatusOr<Statement> Prepare(std::string_view sql);
   // A prepared statement from this connection's cache, keyed by its SQL text: prepared once, reused.
+  // Borrow one SQL text once at a time: borrowing it again while the first borrow is still stepping
+  // resets the first.
   absl::StatusOr<CachedStatement> Cached(std::string_view sql);
   // The first column of the first row of `sql` as an integer / text (e.g. for PRAGMAs and COUNT(*)).
   // NotFound when there is no row.
