@@ -1,0 +1,39 @@
+#pragma once
+
+// What informers tell their handlers (client-go tools/cache ResourceEventHandler).
+//
+// Handlers run on the informer's dispatch thread, one notification at a time and in order. They
+// must be quick and must not block or call the API server: compute a key and add it to a workqueue
+// (that is all Controller::EnqueueHandler does). Controllers are level-based — the reconciler reads
+// the current state from a lister — so handlers should not branch on what changed.
+
+#include <functional>
+#include <string>
+#include <variant>
+
+#include "common/kube/object.h"
+
+namespace nereid::kube {
+
+// A delete the informer did not see happen (it was missed while the watch was down and noticed on
+// a relist): `object` is the last state the cache knew, which may be stale.
+struct DeletedFinalStateUnknown {
+  std::string key;
+  ObjectPtr object;
+};
+
+// What OnDelete receives: the final object, or a tombstone. Handlers must accept both.
+using DeletedObject = std::variant<ObjectPtr, DeletedFinalStateUnknown>;
+
+// The object in either case (for a tombstone, the last known state).
+ObjectPtr LastKnownState(const DeletedObject& deleted);
+std::string DeletedKey(const DeletedObject& deleted);
+
+struct ResourceEventHandlerFuncs {
+  std::function<void(const ObjectPtr& object)> on_add;
+  // Also called with old == new (same object) on every resync and for every object of a relist.
+  std::function<void(const ObjectPtr& old_object, const ObjectPtr& new_object)> on_update;
+  std::function<void(const DeletedObject& deleted)> on_delete;
+};
+
+}  // namespace nereid::kube

@@ -1,0 +1,137 @@
+#include "common/kube/workqueue.h"
+
+namespace nereid::kube {
+
+WorkQueue::WorkQueue() : WorkQueue(Options{}) {}
+
+WorkQueue::WorkQueue(Options options)
+    : name_(std::move(options.name)),
+      clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      rate_limiter_(options.rate_limiter != nullptr ? std::move(options.rate_limiter)
+                                                    : DefaultControllerRateLimiter(clock_)) {}
+
+WorkQueue::~WorkQueue() { ShutDown(); }
+
+void WorkQueue::AddLocked(const std::string& key) {
+  if (shutting_down_) return;
+  if (!dirty_.insert(key).second) return;  // Already queued or already marked to run again.
+  ++adds_;
+  // A key being processed runs again after Done(), never concurrently.
+  if (processing_.contains(key)) return;
+  queue_.push_back(key);
+}
+
+void WorkQueue::Add(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  AddLocked(key);
+}
+
+void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  if (shutting_down_) return;
+  if (delay <= absl::ZeroDuration()) {
+    AddLocked(key);
+    return;
+  }
+  const absl::Time ready = clock_->Now() + delay;
+  if (auto it = waiting_ids_.find(key); it != waiting_ids_.end()) {
+    if (it->second.first <= ready) return;  // Already due earlier.
+    waiting_.erase(it->second);
+    waiting_ids_.erase(it);
+  }
+  const WaitingId id{ready, waiting_seq_++};
+  waiting_.emplace(id, key);
+  waiting_ids_.emplace(key, id);
+  ++waiting_generation_;
+}
+
+void WorkQueue::AddRateLimited(const std::string& key) {
+  // Ask the limiter outside our lock: it has its own, and may be shared.
+  const absl::Duration delay = rate_limiter_->When(key);
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) return;
+    ++retries_;
+  }
+  AddAfter(key, delay);
+}
+
+void WorkQueue::Forget(const std::string& key) { rate_limiter_->Forget(key); }
+
+int WorkQueue::NumRequeues(const std::string& key) { return rate_limiter_->NumRequeues(key); }
+
+void WorkQueue::PromoteReadyLocked(absl::Time now) {
+  while (!waiting_.empty() && waiting_.begin()->first.first <= now) {
+    std::string key = std::move(waiting_.begin()->second);
+    waiting_.erase(waiting_.begin());
+    waiting_ids_.erase(key);
+    AddLocked(key);
+  }
+}
+
+std::optional<std::string> WorkQueue::Get() {
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    PromoteReadyLocked(clock_->Now());
+    if (!queue_.empty()) {
+      std::string key = std::move(queue_.front());
+      queue_.pop_front();
+      processing_.insert(key);
+      dirty_.erase(key);
+      return key;
+    }
+    if (shutting_down_) return std::nullopt;
+    const absl::Time deadline =
+        waiting_.empty() ? absl::InfiniteFuture() : waiting_.begin()->first.first;
+    const uint64_t generation = waiting_generation_;
+    auto wake = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !queue_.empty() || shutting_down_ || waiting_generation_ != generation;
+    };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&wake), deadline);
+  }
+}
+
+void WorkQueue::Done(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (processing_.erase(key) == 0) return;
+  // Re-added while it was processed: run it again (even while shutting down, so the last change
+  // is not lost before the queue drains).
+  if (dirty_.contains(key)) queue_.push_back(key);
+}
+
+void WorkQueue::ShutDownLocked() {
+  shutting_down_ = true;
+  waiting_.clear();
+  waiting_ids_.clear();
+}
+
+void WorkQueue::ShutDown() {
+  absl::MutexLock lock(&mu_);
+  ShutDownLocked();
+}
+
+void WorkQueue::ShutDownWithDrain() {
+  absl::MutexLock lock(&mu_);
+  ShutDownLocked();
+  auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return processing_.empty(); };
+  mu_.Await(absl::Condition(&drained));
+}
+
+bool WorkQueue::ShuttingDown() const {
+  absl::MutexLock lock(&mu_);
+  return shutting_down_;
+}
+
+size_t WorkQueue::Len() {
+  absl::MutexLock lock(&mu_);
+  PromoteReadyLocked(clock_->Now());
+  return queue_.size();
+}
+
+WorkQueue::Metrics WorkQueue::GetMetrics() {
+  absl::MutexLock lock(&mu_);
+  PromoteReadyLocked(clock_->Now());
+  return Metrics{queue_.size(), waiting_.size(), processing_.size(), adds_, retries_};
+}
+
+}  // namespace nereid::kube

@@ -1,0 +1,107 @@
+#pragma once
+
+// WorkQueue: client-go's rate-limiting delaying workqueue (util/workqueue/queue.go,
+// delaying_queue.go, rate_limiting_queue.go) for string keys ("namespace/name").
+//
+// Guarantees, as client-go:
+//   - Fair: keys are handed out in the order they were added (FIFO).
+//   - Stingy: a key added again while it is still queued is queued once; a key is never handed to
+//     two workers at once — while a worker holds it (between Get and Done), adds only mark it dirty
+//     and it is queued again when Done is called.
+//   - AddAfter(key, d) queues the key once d has passed on the injected Clock; a key waiting twice
+//     keeps the earlier time. There is no timer thread: Get() sleeps on the Clock until the earliest
+//     waiting key is due, so FakeClock::Advance drives delays in tests.
+//   - AddRateLimited(key) = AddAfter(key, rate_limiter.When(key)); Forget(key) resets its backoff;
+//     NumRequeues(key) counts its rate-limited adds since the last Forget.
+//   - ShutDown: adds are ignored and waiting (delayed) keys dropped; Get keeps handing out what is
+//     queued and returns nullopt once the queue is empty. ShutDownWithDrain additionally blocks
+//     until every key handed out has been marked Done.
+// Thread-safe.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/kube/rate_limiter.h"
+#include "common/time/clock.h"
+
+namespace nereid::kube {
+
+class WorkQueue {
+ public:
+  struct Options {
+    std::string name;               // For logs and metrics.
+    Clock* clock = nullptr;         // nullptr: the real clock.
+    // nullptr: DefaultControllerRateLimiter(clock).
+    std::unique_ptr<RateLimiter> rate_limiter;
+  };
+  struct Metrics {
+    size_t depth = 0;       // Keys queued and ready.
+    size_t waiting = 0;     // Keys waiting for their AddAfter time.
+    size_t processing = 0;  // Keys handed out and not yet Done.
+    int64_t adds = 0;       // Adds that queued a key (collapsed duplicates not counted).
+    int64_t retries = 0;    // AddRateLimited calls.
+  };
+
+  WorkQueue();
+  explicit WorkQueue(Options options);
+  ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
+
+  void Add(const std::string& key);
+  void AddAfter(const std::string& key, absl::Duration delay);
+  void AddRateLimited(const std::string& key);
+  void Forget(const std::string& key);
+  int NumRequeues(const std::string& key);
+
+  // Blocks until a key is ready and hands it to the caller, who must call Done(key) when finished.
+  // Returns nullopt once the queue is shut down and empty.
+  std::optional<std::string> Get();
+  void Done(const std::string& key);
+
+  void ShutDown();
+  void ShutDownWithDrain();
+  bool ShuttingDown() const;
+
+  // Keys ready to be handed out (delayed keys that are due count).
+  size_t Len();
+  Metrics GetMetrics();
+  const std::string& name() const { return name_; }
+
+ private:
+  using WaitingId = std::pair<absl::Time, uint64_t>;  // (ready time, insertion order)
+
+  void AddLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves waiting keys whose time has come into the queue.
+  void PromoteReadyLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ShutDownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string name_;
+  Clock* const clock_;
+  const std::unique_ptr<RateLimiter> rate_limiter_;
+
+  mutable absl::Mutex mu_;
+  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  std::unordered_set<std::string> dirty_ ABSL_GUARDED_BY(mu_);       // Needs processing.
+  std::unordered_set<std::string> processing_ ABSL_GUARDED_BY(mu_);  // Handed out, not Done.
+  std::map<WaitingId, std::string> waiting_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<std::string, WaitingId> waiting_ids_ ABSL_GUARDED_BY(mu_);
+  uint64_t waiting_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  // Bumped whenever a waiting key is added, so sleeping Get() calls recompute their deadline.
+  uint64_t waiting_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t adds_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t retries_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace nereid::kube
