@@ -1,0 +1,530 @@
+#include "globalmanager/edgehub/edge_hub.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/log/log.h"
+#include "common/net/edge_protocol.h"
+#include "common/strings/absl_compat.h"
+#include "globalmanager/edgehub/sync_reactor.h"
+
+namespace nereid::gm {
+
+namespace v1 = edge::v1;
+
+namespace {
+
+grpc::Status GrpcError(grpc::StatusCode code, std::string message) {
+  return grpc::Status(code, std::move(message));
+}
+
+std::string_view ResultName(v1::ReportResult result) {
+  switch (result) {
+    case v1::REPORT_ACCEPTED: return "accepted";
+    case v1::REPORT_REJECTED: return "rejected";
+    case v1::REPORT_RETRY: return "retry";
+    default: return "unspecified";
+  }
+}
+
+}  // namespace
+
+EdgeHub::EdgeHub(Options options)
+    : options_(std::move(options)),
+      metrics_(options_.registry),
+      liveness_(std::make_shared<Liveness>()) {
+  absl::MutexLock lock(&liveness_->mu);
+  liveness_->hub = this;
+}
+
+EdgeHub::~EdgeHub() {
+  // Waits for completions running right now; later ones find the hub gone and drop their ACK
+  // (the node resends the report after it reconnects).
+  absl::MutexLock lock(&liveness_->mu);
+  liveness_->hub = nullptr;
+  liveness_->mu.Await(absl::Condition(
+      +[](int* running) { return *running == 0; }, &liveness_->running));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Controller API
+
+absl::Status EdgeHub::Upsert(std::string_view node, v1::Resource resource) {
+  if (node.empty()) return absl::InvalidArgumentError("Upsert: empty node name");
+  if (absl::Status status = net::ValidateResource(resource); !status.ok()) return status;
+  const std::string key = net::ObjectKey(resource.ref());
+  auto shared = std::make_shared<const v1::Resource>(std::move(resource));
+  std::shared_ptr<Session> to_pump;
+  {
+    absl::MutexLock lock(&mu_);
+    NodeState& state = nodes_[ToAbsl(node)];
+    auto [it, inserted] = state.desired.try_emplace(key);
+    if (inserted) ++owners_[key];
+    it->second = shared;
+    Session* session = state.session.get();
+    if (session != nullptr && session->established() && session->NeedsUpsert(key, *shared)) {
+      if (!session->EnqueueUpsert(key, shared)) OverflowLocked(state);
+      to_pump = state.session;
+    }
+  }
+  if (to_pump) to_pump->Pump();
+  return absl::OkStatus();
+}
+
+absl::Status EdgeHub::Remove(std::string_view node, const v1::ObjectRef& ref) {
+  if (node.empty()) return absl::InvalidArgumentError("Remove: empty node name");
+  if (absl::Status status = net::ValidateRef(ref); !status.ok()) return status;
+  const std::string key = net::ObjectKey(ref);
+  std::shared_ptr<Session> to_pump;
+  {
+    absl::MutexLock lock(&mu_);
+    auto node_it = nodes_.find(ToAbsl(node));
+    if (node_it == nodes_.end()) return absl::OkStatus();
+    NodeState& state = node_it->second;
+    v1::ObjectRef full_ref = ref;
+    if (auto it = state.desired.find(key); it != state.desired.end()) {
+      full_ref = it->second->ref();
+      state.desired.erase(it);
+      if (auto owner = owners_.find(key); owner != owners_.end() && --owner->second <= 0) {
+        owners_.erase(owner);
+      }
+    }
+    Session* session = state.session.get();
+    if (session != nullptr && session->established() && session->Holds(key)) {
+      if (!session->EnqueueRemove(key, full_ref)) OverflowLocked(state);
+      to_pump = state.session;
+    }
+  }
+  if (to_pump) to_pump->Pump();
+  return absl::OkStatus();
+}
+
+void EdgeHub::MarkSynced() {
+  std::vector<std::shared_ptr<Session>> to_pump;
+  std::vector<Dispatch> dispatch;
+  {
+    absl::MutexLock lock(&mu_);
+    if (synced_) return;
+    synced_ = true;
+    for (auto& [node, state] : nodes_) {
+      if (state.session != nullptr && state.session->established() &&
+          state.session->resync_pending()) {
+        if (!FinishResyncLocked(state, 0)) OverflowLocked(state);
+        to_pump.push_back(state.session);
+      }
+      std::vector<ReportPtr> held = std::move(state.held_reports);
+      state.held_reports.clear();
+      state.pending_reports -= held.size();
+      for (ReportPtr& report : held) AdmitReportLocked(node, state, std::move(report), dispatch);
+      if (state.session != nullptr) to_pump.push_back(state.session);
+    }
+  }
+  LOG(INFO) << "edge hub: registry synced; resyncing " << to_pump.size() << " waiting streams";
+  for (auto& session : to_pump) session->Pump();
+  DispatchReports(std::move(dispatch));
+}
+
+bool EdgeHub::synced() const {
+  absl::MutexLock lock(&mu_);
+  return synced_;
+}
+
+void EdgeHub::Shutdown() {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    absl::MutexLock lock(&mu_);
+    shutting_down_ = true;
+    for (auto& [node, state] : nodes_) {
+      if (state.session != nullptr) sessions.push_back(state.session);
+    }
+  }
+  for (auto& session : sessions) {
+    session->RequestFinish(GrpcError(grpc::StatusCode::UNAVAILABLE, "GM shutting down"));
+    session->Pump();
+  }
+}
+
+std::vector<EdgeHub::NodeStatus> EdgeHub::Nodes() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<NodeStatus> out;
+  out.reserve(nodes_.size());
+  for (const auto& [node, state] : nodes_) out.push_back(StatusOfLocked(node, state));
+  return out;
+}
+
+EdgeHub::NodeStatus EdgeHub::Node(std::string_view node) const {
+  absl::MutexLock lock(&mu_);
+  auto it = nodes_.find(ToAbsl(node));
+  if (it == nodes_.end()) return NodeStatus{std::string(node)};
+  return StatusOfLocked(it->first, it->second);
+}
+
+EdgeHub::NodeStatus EdgeHub::StatusOfLocked(const std::string& node, const NodeState& state) const {
+  NodeStatus status;
+  status.node = node;
+  status.connected = state.session != nullptr && state.session->established();
+  status.desired = state.desired.size();
+  if (state.session != nullptr) {
+    status.queued = state.session->queued();
+    status.in_flight = state.session->in_flight();
+  }
+  status.pending_reports = state.pending_reports;
+  return status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams
+
+grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
+    grpc::CallbackServerContext* context) {
+  uint64_t id;
+  {
+    absl::MutexLock lock(&mu_);
+    id = next_session_id_++;
+  }
+  Session::Options session_options;
+  session_options.max_in_flight = options_.max_in_flight;
+  session_options.max_queue = options_.max_queue;
+  session_options.clock = options_.clock;
+  return new SyncReactor(this, context, std::make_shared<Session>(session_options, id));
+}
+
+bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+                        const v1::SyncRequest& request) {
+  if (!session->established()) return HandleHello(session, peer, request);
+  switch (request.message_case()) {
+    case v1::SyncRequest::kChangeAck:
+      HandleChangeAck(session, request.change_ack());
+      return true;
+    case v1::SyncRequest::kReport:
+      HandleReport(session, request.report());
+      return true;
+    case v1::SyncRequest::kHello:
+      session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT,
+                                       "Hello may only be the first message of a stream"));
+      return false;
+    case v1::SyncRequest::MESSAGE_NOT_SET:
+      break;
+  }
+  session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT,
+                                   "empty or unknown SyncRequest (newer client?)"));
+  return false;
+}
+
+bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+                          const v1::SyncRequest& request) {
+  if (!request.has_hello()) {
+    session->RequestFinish(GrpcError(grpc::StatusCode::FAILED_PRECONDITION,
+                                     "the first message of a Sync stream must be a Hello"));
+    return false;
+  }
+  const v1::Hello& hello = request.hello();
+  const std::string& node = hello.node_name();
+  if (node.empty()) {
+    session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT, "Hello without node_name"));
+    return false;
+  }
+  const bool trust_claim = options_.allow_unauthenticated && !peer.authenticated;
+  if (!trust_claim && !peer.Names(node)) {
+    metrics_.refused_identities().Increment();
+    LOG(WARNING) << "edge hub: refused stream claiming node " << node << " from "
+                 << peer.DebugString();
+    session->RequestFinish(GrpcError(
+        grpc::StatusCode::PERMISSION_DENIED,
+        absl::StrCat("client certificate (", peer.DebugString(), ") is not node ", node)));
+    return false;
+  }
+  if (hello.protocol_version() != net::kEdgeProtocolVersion) {
+    session->RequestFinish(GrpcError(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        absl::StrCat("unsupported protocol version ", hello.protocol_version(),
+                     "; this GM speaks ", net::kEdgeProtocolVersion)));
+    return false;
+  }
+  if (trust_claim) {
+    LOG(WARNING) << "edge hub: node " << node << " connected WITHOUT a certificate (--insecure)";
+  }
+
+  v1::SyncResponse reply;
+  reply.mutable_hello_reply()->set_node_name(node);
+  reply.mutable_hello_reply()->set_protocol_version(net::kEdgeProtocolVersion);
+  reply.mutable_hello_reply()->set_gm_version(options_.gm_version);
+
+  std::shared_ptr<Session> replaced;
+  uint32_t upserts = 0;
+  bool held_for_sync = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) {
+      session->RequestFinish(GrpcError(grpc::StatusCode::UNAVAILABLE, "GM shutting down"));
+      return false;
+    }
+    NodeState& state = nodes_[node];
+    if (state.queue_depth == nullptr) state.queue_depth = &metrics_.QueueDepth(node);
+    replaced = std::move(state.session);
+    state.session = session;
+    session->Establish(node, state.queue_depth, hello, std::move(reply));
+    bool ok = true;
+    for (const auto& [key, resource] : state.desired) {
+      if (!session->NeedsUpsert(key, *resource)) continue;
+      if (!session->EnqueueUpsert(key, resource)) {
+        ok = false;
+        break;
+      }
+      ++upserts;
+    }
+    if (ok && synced_) ok = FinishResyncLocked(state, upserts);
+    held_for_sync = !synced_;
+    if (!ok) OverflowLocked(state);
+    if (replaced != nullptr) metrics_.sessions_replaced().Increment();
+    UpdateConnectedLocked();
+  }
+  if (replaced != nullptr) {
+    LOG(INFO) << "edge hub: node " << node << ": a new stream replaces the previous one";
+    replaced->RequestFinish(GrpcError(grpc::StatusCode::ABORTED,
+                                      "replaced by a newer stream for node " + node));
+    replaced->Pump();
+  }
+  LOG(INFO) << "edge hub: node " << node << " connected (lc " << hello.lc_version() << ", holds "
+            << hello.inventory_size() << " objects, sending " << upserts << " upserts"
+            << (held_for_sync ? "; removes wait for the registry to sync)" : ")");
+  return true;
+}
+
+bool EdgeHub::FinishResyncLocked(NodeState& state, uint32_t upserts) {
+  Session& session = *state.session;
+  uint32_t removes = 0;
+  for (const std::string& key : session.HeldKeys()) {
+    if (state.desired.contains(key)) continue;
+    v1::ObjectRef ref;
+    // Keys are "Kind/namespace/name"; names and namespaces cannot contain '/'.
+    std::vector<std::string> parts = absl::StrSplit(key, absl::MaxSplits('/', 2));
+    if (parts.size() != 3) continue;
+    ref.set_kind(parts[0]);
+    ref.set_namespace_(parts[1]);
+    ref.set_name(parts[2]);
+    if (!session.EnqueueRemove(key, ref)) return false;
+    ++removes;
+  }
+  return session.EnqueueResyncDone(upserts, removes);
+}
+
+void EdgeHub::OverflowLocked(NodeState& state) {
+  LOG(WARNING) << "edge hub: node " << state.session->node() << ": send queue full ("
+               << options_.max_queue << " objects); closing the stream, the node will resync";
+  state.session->RequestFinish(GrpcError(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                         "send queue full; reconnect to resync"));
+}
+
+void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session) {
+  const grpc::Status status = session->finish_status();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!session->established()) return;
+    auto it = nodes_.find(session->node());
+    if (it != nodes_.end() && it->second.session == session) {
+      it->second.session.reset();
+      if (it->second.queue_depth != nullptr) it->second.queue_depth->Set(0);
+      UpdateConnectedLocked();
+    }
+  }
+  LOG(INFO) << "edge hub: node " << session->node() << " stream " << session->id()
+            << " ended: " << status.error_code() << " " << status.error_message();
+}
+
+void EdgeHub::UpdateConnectedLocked() {
+  int connected = 0;
+  for (const auto& [node, state] : nodes_) connected += state.session != nullptr ? 1 : 0;
+  metrics_.connected_nodes().Set(connected);
+}
+
+void EdgeHub::HandleChangeAck(const std::shared_ptr<Session>& session, const v1::ChangeAck& ack) {
+  std::optional<Session::AckedChange> acked = session->OnChangeAck(ack);
+  if (!acked.has_value()) {
+    LOG(WARNING) << "edge hub: node " << session->node() << ": ACK for unknown nonce "
+                 << ack.nonce() << " ignored";
+    return;
+  }
+  metrics_.dispatch_latency().Observe(absl::ToDoubleSeconds(acked->latency));
+  if (!ack.has_error_detail()) {
+    metrics_.changes_acked().Increment();
+    if (options_.delivery_listener != nullptr) {
+      options_.delivery_listener->OnChangeAcked(session->node(), acked->ref, acked->version,
+                                                acked->removed);
+    }
+    return;
+  }
+  metrics_.changes_nacked().Increment();
+  const absl::Status error = net::FromErrorDetail(ack.error_detail());
+  LOG(WARNING) << "edge hub: node " << session->node() << " rejected "
+               << net::RefString(acked->ref) << " version " << acked->version << ": " << error;
+  if (options_.delivery_listener != nullptr) {
+    options_.delivery_listener->OnChangeNacked(session->node(), acked->ref, acked->version, error);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reports
+
+void EdgeHub::HandleReport(const std::shared_ptr<Session>& session,
+                           const v1::StatusReport& report) {
+  const std::string& node = session->node();
+  std::vector<Dispatch> dispatch;
+  {
+    absl::MutexLock lock(&mu_);
+    NodeState& state = nodes_[node];
+    if (absl::Status valid = net::ValidateReport(report); !valid.ok()) {
+      metrics_.reports_rejected().Increment();
+      SendReportAckLocked(state, report.seq(), v1::REPORT_REJECTED, "Invalid", ToStd(valid.message()));
+      return;
+    }
+    if (state.pending_reports >= options_.max_pending_reports) {
+      metrics_.reports_retry().Increment();
+      SendReportAckLocked(state, report.seq(), v1::REPORT_RETRY, "Busy",
+                          "too many reports of this node in progress");
+      return;
+    }
+    auto shared = std::make_shared<const v1::StatusReport>(report);
+    if (!synced_) {
+      state.held_reports.push_back(std::move(shared));
+      ++state.pending_reports;
+      return;
+    }
+    AdmitReportLocked(node, state, std::move(shared), dispatch);
+  }
+  DispatchReports(std::move(dispatch));
+}
+
+void EdgeHub::AdmitReportLocked(const std::string& node, NodeState& state, ReportPtr report,
+                                std::vector<Dispatch>& dispatch) {
+  const std::string key = net::ObjectKey(report->ref());
+  auto it = state.desired.find(key);
+  const bool uid_mismatch = it != state.desired.end() && !report->ref().uid().empty() &&
+                            !it->second->ref().uid().empty() &&
+                            report->ref().uid() != it->second->ref().uid();
+  if (it == state.desired.end() || uid_mismatch) {
+    const bool foreign = it == state.desired.end() && owners_.contains(key);
+    metrics_.reports_rejected().Increment();
+    if (foreign) {
+      metrics_.foreign_reports().Increment();
+      LOG(WARNING) << "edge hub: node " << node << " reported about "
+                   << net::RefString(report->ref()) << ", which is another node's object; refused";
+      SendReportAckLocked(state, report->seq(), v1::REPORT_REJECTED, "NotThisNode",
+                          absl::StrCat(net::RefString(report->ref()), " is not sent to node ",
+                                       node));
+    } else {
+      SendReportAckLocked(state, report->seq(), v1::REPORT_REJECTED, "ObjectGone",
+                          absl::StrCat(net::RefString(report->ref()),
+                                       uid_mismatch ? " was re-created (uid changed)"
+                                                    : " no longer exists for this node"));
+    }
+    return;
+  }
+  std::deque<ReportPtr>& queue = state.report_queues[key];
+  for (const ReportPtr& queued : queue) {
+    // A resend (after a reconnect) of a report still with the handler: its ACK will come.
+    if (queued->seq() == report->seq()) return;
+  }
+  queue.push_back(report);
+  ++state.pending_reports;
+  if (queue.size() == 1) dispatch.push_back(Dispatch{node, std::move(report)});
+}
+
+void EdgeHub::SendReportAckLocked(NodeState& state, uint64_t seq, v1::ReportResult result,
+                                  std::string_view reason, std::string_view message) {
+  // Goes to whatever stream the node has now; with none, the node resends after reconnecting.
+  if (state.session == nullptr || !state.session->established()) return;
+  v1::SyncResponse response;
+  v1::ReportAck* ack = response.mutable_report_ack();
+  ack->set_seq(seq);
+  ack->set_result(result);
+  ack->set_reason(std::string(reason));
+  ack->set_message(std::string(message));
+  state.session->EnqueueControl(std::move(response));
+}
+
+void EdgeHub::DispatchReports(std::vector<Dispatch> dispatch) {
+  for (Dispatch& d : dispatch) {
+    const std::string key = net::ObjectKey(d.report->ref());
+    const uint64_t seq = d.report->seq();
+    if (options_.report_handler == nullptr) {
+      CompleteReport(d.node, key, seq,
+                     ReportOutcome::Retry("NoHandler", "the GM has no handler for reports yet"));
+      continue;
+    }
+    auto called = std::make_shared<std::atomic<bool>>(false);
+    std::weak_ptr<Liveness> liveness = liveness_;
+    ReportCompletion done = [liveness, called, node = d.node, key, seq](ReportOutcome outcome) {
+      if (called->exchange(true)) {
+        LOG(ERROR) << "edge hub: report " << seq << " of node " << node
+                   << " completed twice; ignored";
+        return;
+      }
+      std::shared_ptr<Liveness> alive = liveness.lock();
+      if (alive == nullptr) return;
+      EdgeHub* hub;
+      {
+        absl::MutexLock lock(&alive->mu);
+        hub = alive->hub;
+        if (hub == nullptr) return;
+        ++alive->running;
+      }
+      // No lock held: the handler may complete synchronously inside the next dispatch.
+      hub->CompleteReport(node, key, seq, std::move(outcome));
+      absl::MutexLock lock(&alive->mu);
+      --alive->running;
+    };
+    options_.report_handler->HandleReport(d.node, std::move(d.report), std::move(done));
+  }
+}
+
+void EdgeHub::CompleteReport(const std::string& node, const std::string& key, uint64_t seq,
+                             ReportOutcome outcome) {
+  std::vector<Dispatch> next;
+  std::shared_ptr<Session> to_pump;
+  {
+    absl::MutexLock lock(&mu_);
+    auto node_it = nodes_.find(node);
+    if (node_it == nodes_.end()) return;
+    NodeState& state = node_it->second;
+    auto queue_it = state.report_queues.find(key);
+    if (queue_it == state.report_queues.end() || queue_it->second.empty() ||
+        queue_it->second.front()->seq() != seq) {
+      LOG(ERROR) << "edge hub: completion for report " << seq << " of node " << node
+                 << " that is not in progress; ignored";
+      return;
+    }
+    queue_it->second.pop_front();
+    --state.pending_reports;
+    if (queue_it->second.empty()) {
+      state.report_queues.erase(queue_it);
+    } else {
+      next.push_back(Dispatch{node, queue_it->second.front()});
+    }
+    v1::ReportResult result = v1::REPORT_ACCEPTED;
+    switch (outcome.code) {
+      case ReportOutcome::Code::kAccepted:
+        metrics_.reports_accepted().Increment();
+        break;
+      case ReportOutcome::Code::kRejected:
+        metrics_.reports_rejected().Increment();
+        result = v1::REPORT_REJECTED;
+        break;
+      case ReportOutcome::Code::kRetry:
+        metrics_.reports_retry().Increment();
+        result = v1::REPORT_RETRY;
+        break;
+    }
+    if (result != v1::REPORT_ACCEPTED) {
+      LOG(INFO) << "edge hub: node " << node << " report " << seq << " about " << key << ": "
+                << ResultName(result) << " (" << outcome.reason << ": " << outcome.message << ")";
+    }
+    SendReportAckLocked(state, seq, result, outcome.reason, outcome.message);
+    to_pump = state.session;
+  }
+  if (to_pump) to_pump->Pump();
+  DispatchReports(std::move(next));
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,162 @@
+#pragma once
+
+// The GM's edge hub: serves one Sync stream per edge node (proto/nereid/edge/v1/sync.proto) and
+// sends each node exactly the objects the controllers want it to hold.
+//
+//  - Controllers fill a desired-state registry per node with Upsert/Remove from their reconcile
+//    threads; these calls never block on a stream (they queue into the node's session).
+//  - A node that connects sends its inventory; the hub answers with the difference (upserts for
+//    missing/other versions, removes for objects it should no longer hold), then streams changes.
+//    Removes are held until MarkSynced(): after a GM start the registry is empty until the
+//    controllers have listed everything, and an empty registry must not erase every node.
+//  - Node identity comes from the client certificate (CN or DNS SAN); a Hello naming another node
+//    is refused with PERMISSION_DENIED. A second stream for a node replaces the first.
+//  - Upstream reports go to the ReportHandler only when they are about an object the hub sends to
+//    that node; the ReportAck follows the handler's completion (see report_handler.h).
+//
+// Threading: gRPC reactions and controller calls take mu_ briefly; no lock is held while calling
+// gRPC, the ReportHandler or the DeliveryListener. Lock order: mu_ -> Session::mu_.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "common/net/peer_identity.h"
+#include "common/time/clock.h"
+#include "globalmanager/edgehub/delivery_listener.h"
+#include "globalmanager/edgehub/hub_metrics.h"
+#include "globalmanager/edgehub/report_handler.h"
+#include "globalmanager/edgehub/session.h"
+#include "nereid/edge/v1/sync.grpc.pb.h"
+
+namespace nereid::gm {
+
+class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
+ public:
+  struct Options {
+    // Changes sent to a node and not yet ACKed.
+    std::size_t max_in_flight = 128;
+    // Distinct objects queued for one node; beyond it the stream is finished and the node resyncs.
+    std::size_t max_queue = 100'000;
+    // Reports of one node held or being written; beyond it reports are answered RETRY.
+    std::size_t max_pending_reports = 1024;
+    // Only with --insecure (plaintext, no certificates): trust the node name in the Hello.
+    bool allow_unauthenticated = false;
+    std::string gm_version = "nereid-gm";
+    Clock* clock = Clock::Real();
+    std::shared_ptr<prometheus::Registry> registry;  // null: a private one
+    ReportHandler* report_handler = nullptr;         // null: reports are answered RETRY
+    DeliveryListener* delivery_listener = nullptr;   // optional
+  };
+
+  struct NodeStatus {
+    std::string node;
+    bool connected = false;
+    std::size_t desired = 0;    // objects the controllers want on the node
+    std::size_t queued = 0;     // changes not yet sent
+    std::size_t in_flight = 0;  // changes sent, not yet ACKed
+    std::size_t pending_reports = 0;
+  };
+
+  explicit EdgeHub(Options options);
+  ~EdgeHub() override;
+  EdgeHub(const EdgeHub&) = delete;
+  EdgeHub& operator=(const EdgeHub&) = delete;
+
+  // --- controller API (any thread; never blocks on a stream) ---
+
+  // Wants `node` to hold `resource` (validated: ref, version, spec matching ref.kind).
+  absl::Status Upsert(std::string_view node, edge::v1::Resource resource);
+  // Wants `node` to no longer hold the object (kind/namespace/name of `ref`).
+  absl::Status Remove(std::string_view node, const edge::v1::ObjectRef& ref);
+  // The controllers have put every object into the registry: answer held Hellos with removes and
+  // start passing reports to the handler.
+  void MarkSynced();
+  bool synced() const;
+
+  // Finishes every stream with UNAVAILABLE (before shutting the gRPC server down).
+  void Shutdown();
+
+  std::vector<NodeStatus> Nodes() const;
+  NodeStatus Node(std::string_view node) const;
+  HubMetrics& metrics() { return metrics_; }
+
+  // --- gRPC ---
+  grpc::ServerBidiReactor<edge::v1::SyncRequest, edge::v1::SyncResponse>* Sync(
+      grpc::CallbackServerContext* context) override;
+
+  // Called by the stream reactor (sync_reactor.cc). Returns whether to keep reading.
+  bool OnRequest(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+                 const edge::v1::SyncRequest& request);
+  void OnSessionDone(const std::shared_ptr<Session>& session);
+
+ private:
+  using ReportPtr = std::shared_ptr<const edge::v1::StatusReport>;
+
+  struct NodeState {
+    // Ordered so a resync sends objects in a stable order.
+    std::map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
+    std::shared_ptr<Session> session;
+    prometheus::Gauge* queue_depth = nullptr;
+    // Reports received before MarkSynced.
+    std::vector<ReportPtr> held_reports;
+    // Per object key: the report at the front is with the handler, the rest wait (in seq order).
+    absl::flat_hash_map<std::string, std::deque<ReportPtr>> report_queues;
+    std::size_t pending_reports = 0;
+  };
+  struct Dispatch {
+    std::string node;
+    ReportPtr report;
+  };
+  // Lets completions that outlive the hub (a slow handler) find out it is gone; the destructor
+  // waits for completions running at that moment.
+  struct Liveness {
+    absl::Mutex mu;
+    EdgeHub* hub ABSL_GUARDED_BY(mu) = nullptr;
+    int running ABSL_GUARDED_BY(mu) = 0;
+  };
+
+  bool HandleHello(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+                   const edge::v1::SyncRequest& request);
+  void HandleChangeAck(const std::shared_ptr<Session>& session, const edge::v1::ChangeAck& ack);
+  void HandleReport(const std::shared_ptr<Session>& session, const edge::v1::StatusReport& report);
+
+  // Queues for `session` the removes of objects it holds but should not, and the ResyncDone.
+  // Returns false when the queue overflowed.
+  bool FinishResyncLocked(NodeState& state, uint32_t upserts) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AdmitReportLocked(const std::string& node, NodeState& state, ReportPtr report,
+                         std::vector<Dispatch>& dispatch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendReportAckLocked(NodeState& state, uint64_t seq, edge::v1::ReportResult result,
+                           std::string_view reason, std::string_view message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DispatchReports(std::vector<Dispatch> dispatch);
+  void CompleteReport(const std::string& node, const std::string& key, uint64_t seq,
+                      ReportOutcome outcome);
+  void OverflowLocked(NodeState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UpdateConnectedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  NodeStatus StatusOfLocked(const std::string& node, const NodeState& state) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const Options options_;
+  HubMetrics metrics_;
+  std::shared_ptr<Liveness> liveness_;
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
+  // Object key -> number of nodes whose registry holds it (tells "another node's object" apart
+  // from "object gone" when refusing a report).
+  absl::flat_hash_map<std::string, int> owners_ ABSL_GUARDED_BY(mu_);
+  bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t next_session_id_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+}  // namespace nereid::gm

@@ -1,0 +1,60 @@
+#include "globalmanager/edgehub/hub_metrics.h"
+
+namespace nereid::gm {
+
+HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
+    : registry_(registry ? std::move(registry) : std::make_shared<prometheus::Registry>()) {
+  prometheus::Registry& r = *registry_;
+  connected_nodes_ = &prometheus::BuildGauge()
+                          .Name("nereid_edgehub_connected_nodes")
+                          .Help("Edge nodes with an established Sync stream")
+                          .Register(r)
+                          .Add({});
+  queue_depth_family_ = &prometheus::BuildGauge()
+                             .Name("nereid_edgehub_queue_depth")
+                             .Help("Changes queued for a node and not yet sent")
+                             .Register(r);
+  auto& changes = prometheus::BuildCounter()
+                      .Name("nereid_edgehub_changes_total")
+                      .Help("Downstream changes answered by the node, by result")
+                      .Register(r);
+  changes_acked_ = &changes.Add({{"result", "ack"}});
+  changes_nacked_ = &changes.Add({{"result", "nack"}});
+  refused_identities_ = &prometheus::BuildCounter()
+                             .Name("nereid_edgehub_refused_identities_total")
+                             .Help("Streams refused because the Hello named another node than the "
+                                   "client certificate")
+                             .Register(r)
+                             .Add({});
+  sessions_replaced_ = &prometheus::BuildCounter()
+                            .Name("nereid_edgehub_sessions_replaced_total")
+                            .Help("Streams finished because a newer stream for the same node "
+                                  "arrived")
+                            .Register(r)
+                            .Add({});
+  auto& reports = prometheus::BuildCounter()
+                      .Name("nereid_edgehub_reports_total")
+                      .Help("Upstream status reports answered, by result")
+                      .Register(r);
+  reports_accepted_ = &reports.Add({{"result", "accepted"}});
+  reports_rejected_ = &reports.Add({{"result", "rejected"}});
+  reports_retry_ = &reports.Add({{"result", "retry"}});
+  foreign_reports_ = &prometheus::BuildCounter()
+                          .Name("nereid_edgehub_foreign_reports_total")
+                          .Help("Reports refused because they were about another node's object")
+                          .Register(r)
+                          .Add({});
+  dispatch_latency_ = &prometheus::BuildHistogram()
+                           .Name("nereid_edgehub_dispatch_latency_seconds")
+                           .Help("Time from queueing a change for a node to the node's ACK/NACK")
+                           .Register(r)
+                           .Add({}, prometheus::Histogram::BucketBoundaries{
+                                        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                        2.5, 5, 10, 30});
+}
+
+prometheus::Gauge& HubMetrics::QueueDepth(const std::string& node) {
+  return queue_depth_family_->Add({{"node", node}});
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,55 @@
+#pragma once
+
+// Prometheus metrics of the edge hub (prometheus-cpp core, registered in the Registry passed in).
+
+#include <memory>
+#include <string>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace nereid::gm {
+
+class HubMetrics {
+ public:
+  // `registry` may be null: the metrics then live in a private registry (tests, tools).
+  explicit HubMetrics(std::shared_ptr<prometheus::Registry> registry);
+
+  prometheus::Registry& registry() { return *registry_; }
+
+  // Per-node gauge of changes waiting to be sent to that node.
+  prometheus::Gauge& QueueDepth(const std::string& node);
+
+  prometheus::Gauge& connected_nodes() { return *connected_nodes_; }
+  prometheus::Counter& changes_acked() { return *changes_acked_; }
+  prometheus::Counter& changes_nacked() { return *changes_nacked_; }
+  // Streams refused because the Hello named another node than the client certificate.
+  prometheus::Counter& refused_identities() { return *refused_identities_; }
+  prometheus::Counter& sessions_replaced() { return *sessions_replaced_; }
+  prometheus::Counter& reports_accepted() { return *reports_accepted_; }
+  prometheus::Counter& reports_rejected() { return *reports_rejected_; }
+  prometheus::Counter& reports_retry() { return *reports_retry_; }
+  // Reports about objects the hub sends to another node (refused).
+  prometheus::Counter& foreign_reports() { return *foreign_reports_; }
+  // Enqueue of a change -> its ACK (or NACK) received.
+  prometheus::Histogram& dispatch_latency() { return *dispatch_latency_; }
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Gauge>* queue_depth_family_;
+  prometheus::Gauge* connected_nodes_;
+  prometheus::Counter* changes_acked_;
+  prometheus::Counter* changes_nacked_;
+  prometheus::Counter* refused_identities_;
+  prometheus::Counter* sessions_replaced_;
+  prometheus::Counter* reports_accepted_;
+  prometheus::Counter* reports_rejected_;
+  prometheus::Counter* reports_retry_;
+  prometheus::Counter* foreign_reports_;
+  prometheus::Histogram* dispatch_latency_;
+};
+
+}  // namespace nereid::gm

@@ -1,0 +1,51 @@
+#pragma once
+
+// The gRPC server that carries the edge hub, with the GM's --listen/--tls-* options. The GM's
+// main builds EdgeHubServerOptions from its flags and starts it; the hub must outlive the server.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/net/keepalive.h"
+#include "common/net/tls.h"
+#include "globalmanager/edgehub/edge_hub.h"
+#include "grpcpp/server.h"
+
+namespace nereid::gm {
+
+struct EdgeHubServerOptions {
+  // host:port; port 0 picks a free port (tests). Sedna's GM listens on 9000.
+  std::string listen = "0.0.0.0:9000";
+  net::TlsOptions tls;  // --tls-ca --tls-cert --tls-key, or --insecure
+  net::KeepaliveOptions keepalive;
+  // A Hello carries the node's whole inventory.
+  int max_receive_message_bytes = 64 << 20;
+};
+
+class EdgeHubServer {
+ public:
+  // Binds and starts serving `hub`. Fails with a clear error on bad TLS files or a busy address.
+  static absl::StatusOr<std::unique_ptr<EdgeHubServer>> Start(EdgeHub* hub,
+                                                              const EdgeHubServerOptions& options);
+  ~EdgeHubServer();
+  EdgeHubServer(const EdgeHubServer&) = delete;
+  EdgeHubServer& operator=(const EdgeHubServer&) = delete;
+
+  // Finishes every stream (nodes reconnect to another replica or after restart), then stops the
+  // server, cancelling what is still running after `grace`. Idempotent.
+  void Stop(absl::Duration grace = absl::Seconds(5));
+
+  int port() const { return port_; }
+
+ private:
+  EdgeHubServer(EdgeHub* hub, std::unique_ptr<grpc::Server> server, int port);
+
+  EdgeHub* hub_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_;
+  bool stopped_ = false;
+};
+
+}  // namespace nereid::gm

@@ -1,0 +1,242 @@
+#include "globalmanager/edgehub/session.h"
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/net/edge_protocol.h"
+
+namespace nereid::gm {
+
+namespace v1 = edge::v1;
+
+namespace {
+// Queue key of the ResyncDone marker; cannot collide with "Kind/namespace/name".
+constexpr char kResyncDoneKey[] = "\x01resync-done";
+}  // namespace
+
+Session::Session(Options options, uint64_t id)
+    : options_(options), id_(id), queue_(options.max_queue) {}
+
+void Session::Attach(SessionTransport* transport) {
+  absl::MutexLock lock(&mu_);
+  transport_ = transport;
+}
+
+void Session::Detach() {
+  absl::MutexLock lock(&mu_);
+  transport_ = nullptr;
+}
+
+void Session::OnWriteDone(bool ok) {
+  absl::MutexLock lock(&mu_);
+  write_in_flight_ = false;
+  if (!ok && !finish_requested_) {
+    // The stream is broken (peer gone or cancelled); Finish is still required.
+    finish_requested_ = true;
+    finish_status_ = grpc::Status(grpc::StatusCode::UNAVAILABLE, "write to the node failed");
+  }
+}
+
+void Session::RequestFinish(grpc::Status status) {
+  absl::MutexLock lock(&mu_);
+  if (finish_requested_) return;
+  finish_requested_ = true;
+  finish_status_ = std::move(status);
+}
+
+bool Session::finishing() const {
+  absl::MutexLock lock(&mu_);
+  return finish_requested_;
+}
+
+grpc::Status Session::finish_status() const {
+  absl::MutexLock lock(&mu_);
+  return finish_status_;
+}
+
+void Session::Pump() {
+  SessionTransport* transport = nullptr;
+  bool finish = false;
+  grpc::Status status;
+  {
+    absl::MutexLock lock(&mu_);
+    if (transport_ == nullptr || finish_started_ || write_in_flight_) return;
+    if (finish_requested_) {
+      // Only with no write in flight: the stream's message buffer must outlive the write.
+      finish_started_ = true;
+      finish = true;
+      status = finish_status_;
+    } else if (!control_.empty()) {
+      out_ = std::move(control_.front());
+      control_.pop_front();
+    } else if (sent_.size() < options_.max_in_flight && !queue_.empty()) {
+      auto entry = queue_.Pop();
+      UpdateGaugeLocked();
+      Queued& q = entry->second;
+      out_.Clear();
+      if (q.type == Queued::Type::kResyncDone) {
+        v1::ResyncDone* done = out_.mutable_resync_done();
+        done->set_upserts(q.upserts);
+        done->set_removes(q.removes);
+      } else {
+        const uint64_t nonce = next_nonce_++;
+        v1::Change* change = out_.mutable_change();
+        change->set_nonce(absl::StrCat(nonce));
+        Sent sent;
+        sent.enqueued = q.enqueued;
+        if (q.type == Queued::Type::kUpsert) {
+          *change->mutable_upsert() = *q.resource;
+          sent.ref = q.resource->ref();
+          sent.version = q.resource->version();
+        } else {
+          v1::Removal* removal = change->mutable_remove();
+          *removal->mutable_ref() = q.ref;
+          removal->set_version(q.version);
+          sent.ref = q.ref;
+          sent.version = q.version;
+          sent.removed = true;
+        }
+        sent_.emplace(nonce, std::move(sent));
+      }
+    } else {
+      return;
+    }
+    if (!finish) write_in_flight_ = true;
+    transport = transport_;
+  }
+  // Outside the lock: gRPC may run reactions inline. The transport stays valid: OnDone (which
+  // detaches it) cannot run before a started write completes or before this Finish.
+  if (finish) {
+    transport->End(std::move(status));
+  } else {
+    transport->Write(&out_);
+  }
+}
+
+void Session::Establish(const std::string& node, prometheus::Gauge* queue_depth,
+                        const v1::Hello& hello, v1::SyncResponse hello_reply) {
+  absl::MutexLock lock(&mu_);
+  node_ = node;
+  queue_depth_ = queue_depth;
+  established_ = true;
+  for (const v1::InventoryItem& item : hello.inventory()) {
+    if (!net::ValidateRef(item.ref()).ok()) continue;  // cannot address it; the LC logs its own
+    held_[net::ObjectKey(item.ref())] = Held{item.ref().uid(), item.version()};
+  }
+  control_.push_back(std::move(hello_reply));
+  UpdateGaugeLocked();
+}
+
+bool Session::established() const {
+  absl::MutexLock lock(&mu_);
+  return established_;
+}
+
+bool Session::NeedsUpsert(const std::string& key, const v1::Resource& resource) const {
+  absl::MutexLock lock(&mu_);
+  auto it = held_.find(key);
+  if (it == held_.end()) return true;
+  return it->second.version != resource.version() || it->second.uid != resource.ref().uid();
+}
+
+bool Session::Holds(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  return held_.contains(key);
+}
+
+std::vector<std::string> Session::HeldKeys() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> keys;
+  keys.reserve(held_.size());
+  for (const auto& [key, held] : held_) keys.push_back(key);
+  return keys;
+}
+
+bool Session::PushLocked(const std::string& key, Queued entry) {
+  if (const Queued* older = queue_.Find(key)) entry.enqueued = older->enqueued;
+  if (queue_.Push(key, std::move(entry)) == CoalescingQueue<Queued>::PushResult::kFull) {
+    return false;
+  }
+  UpdateGaugeLocked();
+  return true;
+}
+
+bool Session::EnqueueUpsert(const std::string& key, std::shared_ptr<const v1::Resource> resource) {
+  absl::MutexLock lock(&mu_);
+  Queued entry;
+  entry.type = Queued::Type::kUpsert;
+  entry.enqueued = options_.clock->Now();
+  Held held{resource->ref().uid(), resource->version()};
+  entry.resource = std::move(resource);
+  if (!PushLocked(key, std::move(entry))) return false;
+  held_[key] = std::move(held);
+  return true;
+}
+
+bool Session::EnqueueRemove(const std::string& key, const v1::ObjectRef& ref) {
+  absl::MutexLock lock(&mu_);
+  Queued entry;
+  entry.type = Queued::Type::kRemove;
+  entry.enqueued = options_.clock->Now();
+  entry.ref = ref;
+  if (auto it = held_.find(key); it != held_.end()) {
+    if (entry.ref.uid().empty()) entry.ref.set_uid(it->second.uid);
+    entry.version = it->second.version;
+  }
+  if (!PushLocked(key, std::move(entry))) return false;
+  held_.erase(key);
+  return true;
+}
+
+bool Session::EnqueueResyncDone(uint32_t upserts, uint32_t removes) {
+  absl::MutexLock lock(&mu_);
+  Queued entry;
+  entry.type = Queued::Type::kResyncDone;
+  entry.enqueued = options_.clock->Now();
+  entry.upserts = upserts;
+  entry.removes = removes;
+  if (!PushLocked(kResyncDoneKey, std::move(entry))) return false;
+  resync_pending_ = false;
+  return true;
+}
+
+void Session::EnqueueControl(v1::SyncResponse message) {
+  absl::MutexLock lock(&mu_);
+  control_.push_back(std::move(message));
+}
+
+std::optional<Session::AckedChange> Session::OnChangeAck(const v1::ChangeAck& ack) {
+  uint64_t nonce = 0;
+  if (!absl::SimpleAtoi(ack.nonce(), &nonce)) return std::nullopt;
+  absl::MutexLock lock(&mu_);
+  auto it = sent_.find(nonce);
+  if (it == sent_.end()) return std::nullopt;
+  AckedChange acked{std::move(it->second.ref), std::move(it->second.version), it->second.removed,
+                    options_.clock->Now() - it->second.enqueued};
+  sent_.erase(it);
+  // A NACKed change stays recorded in held_ as attempted: the hub does not resend the same
+  // version on this stream (Envoy xDS semantics); a newer version or a reconnect tries again.
+  return acked;
+}
+
+bool Session::resync_pending() const {
+  absl::MutexLock lock(&mu_);
+  return resync_pending_;
+}
+
+std::size_t Session::queued() const {
+  absl::MutexLock lock(&mu_);
+  return queue_.size();
+}
+
+std::size_t Session::in_flight() const {
+  absl::MutexLock lock(&mu_);
+  return sent_.size();
+}
+
+void Session::UpdateGaugeLocked() {
+  if (queue_depth_ != nullptr) queue_depth_->Set(static_cast<double>(queue_.size()));
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,45 @@
+#pragma once
+
+// The gRPC reactor of one Sync stream: turns stream events into hub calls and lets the session
+// write. Reactions never block: they parse, hand the message to the hub (which only takes short
+// locks and queues), and start the next read or write. Owned by gRPC: deleted in OnDone.
+
+#include <memory>
+
+#include "common/net/peer_identity.h"
+#include "globalmanager/edgehub/session.h"
+#include "grpcpp/support/server_callback.h"
+#include "nereid/edge/v1/sync.pb.h"
+
+namespace grpc {
+class CallbackServerContext;
+}
+
+namespace nereid::gm {
+
+class EdgeHub;
+
+class SyncReactor final
+    : public grpc::ServerBidiReactor<edge::v1::SyncRequest, edge::v1::SyncResponse>,
+      public SessionTransport {
+ public:
+  SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context,
+              std::shared_ptr<Session> session);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+  // SessionTransport
+  void Write(const edge::v1::SyncResponse* message) override { StartWrite(message); }
+  void End(grpc::Status status) override { Finish(std::move(status)); }
+
+ private:
+  EdgeHub* const hub_;
+  const std::shared_ptr<Session> session_;
+  const net::PeerIdentity peer_;
+  edge::v1::SyncRequest request_;
+};
+
+}  // namespace nereid::gm

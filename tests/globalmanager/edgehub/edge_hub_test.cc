@@ -1,0 +1,498 @@
+#include "globalmanager/edgehub/edge_hub.h"
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "globalmanager/edgehub/server.h"
+#include "tests/common/net/test_certs.h"
+#include "tests/globalmanager/edgehub/test_node.h"
+
+namespace nereid::gm {
+namespace {
+
+namespace v1 = edge::v1;
+using testing::DatasetReport;
+using testing::DatasetResource;
+using testing::Item;
+using testing::TestCerts;
+using testing::TestNode;
+
+// Holds every report with its completion until the test completes it.
+class FakeReportHandler final : public ReportHandler {
+ public:
+  struct Call {
+    std::string node;
+    std::shared_ptr<const v1::StatusReport> report;
+    ReportCompletion done;
+  };
+
+  void HandleReport(std::string_view node, std::shared_ptr<const v1::StatusReport> report,
+                    ReportCompletion done) override {
+    absl::MutexLock lock(&mu_);
+    calls_.push_back(Call{std::string(node), std::move(report), std::move(done)});
+  }
+
+  // Waits until at least n calls arrived; returns call n-1.
+  Call& WaitForCall(std::size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_.size() >= n; };
+    REQUIRE(mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(10)));
+    return calls_[n - 1];
+  }
+  std::size_t calls() {
+    absl::MutexLock lock(&mu_);
+    return calls_.size();
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::deque<Call> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+class RecordingListener final : public DeliveryListener {
+ public:
+  void OnChangeAcked(std::string_view node, const v1::ObjectRef& ref, std::string_view version,
+                     bool removed) override {
+    absl::MutexLock lock(&mu_);
+    events_.push_back("ack " + std::string(node) + " " + ref.name() + "@" + std::string(version) +
+                      (removed ? " removed" : ""));
+  }
+  void OnChangeNacked(std::string_view node, const v1::ObjectRef& ref, std::string_view version,
+                      const absl::Status& error) override {
+    absl::MutexLock lock(&mu_);
+    events_.push_back("nack " + std::string(node) + " " + ref.name() + "@" + std::string(version) +
+                      ": " + std::string(error.message()));
+  }
+  std::vector<std::string> WaitForEvents(std::size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return events_.size() >= n; };
+    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(10));
+    return events_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::string> events_ ABSL_GUARDED_BY(mu_);
+};
+
+struct Fixture {
+  FakeReportHandler handler;
+  RecordingListener listener;
+  std::unique_ptr<EdgeHub> hub;
+  std::unique_ptr<EdgeHubServer> server;
+
+  explicit Fixture(EdgeHub::Options options = {}) {
+    options.report_handler = &handler;
+    options.delivery_listener = &listener;
+    hub = std::make_unique<EdgeHub>(options);
+    EdgeHubServerOptions server_options;
+    server_options.listen = "127.0.0.1:0";
+    server_options.tls = TestCerts().ServerTls();
+    auto started = EdgeHubServer::Start(hub.get(), server_options);
+    REQUIRE(started.ok());
+    server = std::move(*started);
+  }
+  ~Fixture() { server->Stop(absl::Seconds(1)); }
+
+  std::unique_ptr<TestNode> Connect(const std::string& cert_node) {
+    return std::make_unique<TestNode>(server->port(), TestCerts(), cert_node);
+  }
+
+  // Waits (bounded) for a hub-side condition that follows asynchronously from a node's message.
+  // Polls every 5 ms for at most 10 s.
+  template <typename Pred>
+  bool Eventually(Pred pred) {
+    for (int i = 0; i < 2000; ++i) {
+      if (pred()) return true;
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return pred();
+  }
+};
+
+v1::SyncResponse Expect(TestNode& node) {
+  auto response = node.Next();
+  REQUIRE(response.has_value());
+  return *response;
+}
+
+void ExpectHelloReply(TestNode& node, const std::string& name) {
+  v1::SyncResponse response = Expect(node);
+  INFO(response.DebugString());
+  REQUIRE(response.has_hello_reply());
+  CHECK(response.hello_reply().node_name() == name);
+  CHECK(response.hello_reply().protocol_version() == 1);
+}
+
+v1::Resource ModelResource(const std::string& name, const std::string& version) {
+  v1::Resource r;
+  r.mutable_ref()->set_kind("Model");
+  r.mutable_ref()->set_namespace_("default");
+  r.mutable_ref()->set_name(name);
+  r.set_version(version);
+  r.mutable_model()->set_url("/models/" + name);
+  r.mutable_model()->set_sha256(std::string(64, 'a'));
+  return r;
+}
+
+std::string Describe(const v1::Change& change) {
+  if (change.has_upsert()) {
+    return "upsert " + change.upsert().ref().name() + "@" + change.upsert().version();
+  }
+  return "remove " + change.remove().ref().name();
+}
+
+TEST_CASE("Hello is answered with exactly the difference, then ResyncDone", "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("same", "1", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("changed", "2", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-a", ModelResource("missing", "1")).ok());
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("other-node", "1", "edge-b")).ok());
+  f.hub->MarkSynced();
+
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "same", "1"), Item("Dataset", "changed", "1"),
+                         Item("Dataset", "stale", "4")});
+  ExpectHelloReply(*node, "edge-a");
+  std::vector<std::string> changes;
+  for (int i = 0; i < 3; ++i) {
+    v1::Change change = node->NextChange();
+    changes.push_back(Describe(change));
+    node->Ack(change);
+  }
+  CHECK(changes == std::vector<std::string>{"upsert changed@2", "upsert missing@1", "remove stale"});
+  v1::SyncResponse done = Expect(*node);
+  REQUIRE(done.has_resync_done());
+  CHECK(done.resync_done().upserts() == 2);
+  CHECK(done.resync_done().removes() == 1);
+
+  CHECK(f.Eventually([&] { return f.hub->metrics().changes_acked().Value() == 3; }));
+  EdgeHub::NodeStatus status = f.hub->Node("edge-a");
+  CHECK(status.connected);
+  CHECK(status.desired == 3);
+  CHECK(status.in_flight == 0);
+  CHECK(f.hub->metrics().connected_nodes().Value() == 1);
+  CHECK(f.hub->metrics().dispatch_latency().Collect().histogram.sample_count == 3);
+}
+
+TEST_CASE("changes flow after the resync; ACK and NACK are counted and observed", "[edgehub]") {
+  Fixture f;
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a");
+  ExpectHelloReply(*node, "edge-a");
+  REQUIRE(Expect(*node).has_resync_done());
+
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds1", "1", "edge-a")).ok());
+  v1::Change first = node->NextChange();
+  CHECK(Describe(first) == "upsert ds1@1");
+  CHECK(first.upsert().dataset().url() == "/data/ds1.txt");
+  node->Ack(first);
+
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("bad", "1", "edge-a")).ok());
+  v1::Change bad = node->NextChange();
+  node->Nack(bad, "unknown format");
+
+  std::vector<std::string> events = f.listener.WaitForEvents(2);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0] == "ack edge-a ds1@1");
+  CHECK(events[1] == "nack edge-a bad@1: unknown format");
+  CHECK(f.hub->metrics().changes_nacked().Value() == 1);
+
+  // The NACKed version is not resent on this stream (a level-triggered controller calling Upsert
+  // again must not loop), but the next object still flows: it is the very next message.
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("bad", "1", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds1", "1", "edge-a")).ok());  // unchanged
+  REQUIRE(f.hub->Remove("edge-a", first.upsert().ref()).ok());
+  v1::Change removal = node->NextChange();
+  CHECK(Describe(removal) == "remove ds1");
+  CHECK(removal.remove().version() == "1");
+  node->Ack(removal);
+  // A fixed spec (new version) is sent.
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("bad", "2", "edge-a")).ok());
+  CHECK(Describe(node->NextChange()) == "upsert bad@2");
+  CHECK(f.listener.WaitForEvents(3)[2] == "ack edge-a ds1@1 removed");
+}
+
+TEST_CASE("a node's queue coalesces while the in-flight window is full", "[edgehub]") {
+  EdgeHub::Options options;
+  options.max_in_flight = 1;
+  Fixture f(options);
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a");
+  ExpectHelloReply(*node, "edge-a");
+  REQUIRE(Expect(*node).has_resync_done());
+
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
+  v1::Change first = node->NextChange();  // in flight, not yet ACKed
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "2", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "3", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("gone", "1", "edge-a")).ok());
+  REQUIRE(f.hub->Remove("edge-a", DatasetResource("gone", "1", "edge-a").ref()).ok());
+  EdgeHub::NodeStatus status = f.hub->Node("edge-a");
+  CHECK(status.queued == 2);
+  CHECK(status.in_flight == 1);
+
+  node->Ack(first);
+  v1::Change second = node->NextChange();
+  CHECK(Describe(second) == "upsert ds@3");  // v2 was replaced before it was sent
+  node->Ack(second);
+  v1::Change third = node->NextChange();
+  CHECK(Describe(third) == "remove gone");  // upsert + remove coalesced to the remove
+  node->Ack(third);
+  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }));
+  CHECK(f.hub->Node("edge-a").queued == 0);
+}
+
+TEST_CASE("a second stream for a node replaces the first", "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
+  f.hub->MarkSynced();
+  auto old_stream = f.Connect("edge-a");
+  old_stream->Hello("edge-a");
+  ExpectHelloReply(*old_stream, "edge-a");
+  CHECK(Describe(old_stream->NextChange()) == "upsert ds@1");  // never ACKed
+
+  auto new_stream = f.Connect("edge-a");
+  new_stream->Hello("edge-a");
+  grpc::Status ended = old_stream->AwaitEnd();
+  CHECK(ended.error_code() == grpc::StatusCode::ABORTED);
+  CHECK(ended.error_message() == "replaced by a newer stream for node edge-a");
+
+  ExpectHelloReply(*new_stream, "edge-a");
+  CHECK(Describe(new_stream->NextChange()) == "upsert ds@1");
+  CHECK(f.hub->metrics().sessions_replaced().Value() == 1);
+  CHECK(f.Eventually([&] { return f.hub->metrics().connected_nodes().Value() == 1; }));
+  CHECK(f.hub->Node("edge-a").connected);
+}
+
+TEST_CASE("a certificate of node A claiming node B is refused and counted", "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("secret", "1", "edge-b")).ok());
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-b");
+  CHECK_FALSE(node->Next().has_value());  // nothing of edge-b's leaks
+  grpc::Status status = node->AwaitEnd();
+  CHECK(status.error_code() == grpc::StatusCode::PERMISSION_DENIED);
+  CHECK(status.error_message().find("is not node edge-b") != std::string::npos);
+  CHECK(f.hub->metrics().refused_identities().Value() == 1);
+  CHECK_FALSE(f.hub->Node("edge-b").connected);
+}
+
+TEST_CASE("protocol violations end the stream with a clear status", "[edgehub]") {
+  Fixture f;
+  f.hub->MarkSynced();
+  SECTION("first message not a Hello") {
+    auto node = f.Connect("edge-a");
+    node->Report(DatasetReport(1, "ds", 5));
+    grpc::Status status = node->AwaitEnd();
+    CHECK(status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+  }
+  SECTION("unsupported protocol version") {
+    auto node = f.Connect("edge-a");
+    v1::SyncRequest hello;
+    hello.mutable_hello()->set_node_name("edge-a");
+    hello.mutable_hello()->set_protocol_version(7);
+    node->Send(hello);
+    grpc::Status status = node->AwaitEnd();
+    CHECK(status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+    CHECK(status.error_message().find("protocol version 7") != std::string::npos);
+  }
+  SECTION("a second Hello") {
+    auto node = f.Connect("edge-a");
+    node->Hello("edge-a");
+    ExpectHelloReply(*node, "edge-a");
+    node->Hello("edge-a");
+    grpc::Status status = node->AwaitEnd();
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  }
+}
+
+TEST_CASE("reports about objects that are not the node's are refused", "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("mine", "1", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("theirs", "1", "edge-b", "uid-b")).ok());
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "mine", "1")});
+  ExpectHelloReply(*node, "edge-a");
+  REQUIRE(Expect(*node).has_resync_done());
+
+  node->Report(DatasetReport(1, "theirs", 5));
+  v1::ReportAck foreign = node->NextReportAck();
+  CHECK(foreign.seq() == 1);
+  CHECK(foreign.result() == v1::REPORT_REJECTED);
+  CHECK(foreign.reason() == "NotThisNode");
+
+  node->Report(DatasetReport(2, "nobodys", 5));
+  v1::ReportAck gone = node->NextReportAck();
+  CHECK(gone.seq() == 2);
+  CHECK(gone.result() == v1::REPORT_REJECTED);
+  CHECK(gone.reason() == "ObjectGone");
+
+  v1::StatusReport invalid = DatasetReport(3, "mine", 5);
+  invalid.clear_payload();
+  node->Report(invalid);
+  v1::ReportAck rejected = node->NextReportAck();
+  CHECK(rejected.result() == v1::REPORT_REJECTED);
+  CHECK(rejected.reason() == "Invalid");
+
+  CHECK(f.handler.calls() == 0);
+  CHECK(f.hub->metrics().foreign_reports().Value() == 1);
+  CHECK(f.hub->metrics().reports_rejected().Value() == 3);
+}
+
+TEST_CASE("a report is ACKed only after the handler completed it, one per object at a time",
+          "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "ds", "1")});
+  ExpectHelloReply(*node, "edge-a");
+  REQUIRE(Expect(*node).has_resync_done());
+
+  node->Report(DatasetReport(10, "ds", 5));
+  node->Report(DatasetReport(11, "ds", 6));
+  FakeReportHandler::Call& first = f.handler.WaitForCall(1);
+  CHECK(first.node == "edge-a");
+  CHECK(first.report->seq() == 10);
+  CHECK(first.report->dataset().number_of_samples() == 5);
+  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
+
+  // No ReportAck is queued yet: control messages go before changes, so the next message being a
+  // change proves it.
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("probe", "1", "edge-a")).ok());
+  CHECK(Describe(node->NextChange()) == "upsert probe@1");
+  CHECK(f.handler.calls() == 1);  // seq 11 waits for seq 10 (same object)
+
+  first.done(ReportOutcome::Accepted());
+  v1::ReportAck ack10 = node->NextReportAck();
+  CHECK(ack10.seq() == 10);
+  CHECK(ack10.result() == v1::REPORT_ACCEPTED);
+
+  FakeReportHandler::Call& second = f.handler.WaitForCall(2);
+  CHECK(second.report->seq() == 11);
+  second.done(ReportOutcome::Retry("ApiError", "apiserver unavailable"));
+  v1::ReportAck ack11 = node->NextReportAck();
+  CHECK(ack11.seq() == 11);
+  CHECK(ack11.result() == v1::REPORT_RETRY);
+  CHECK(ack11.reason() == "ApiError");
+  CHECK(f.hub->metrics().reports_accepted().Value() == 1);
+  CHECK(f.hub->metrics().reports_retry().Value() == 1);
+  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 0; }));
+}
+
+TEST_CASE("before MarkSynced a Hello gets no removes and reports wait", "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("known", "1", "edge-a")).ok());
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "known", "1"), Item("Dataset", "not-listed-yet", "1")});
+  ExpectHelloReply(*node, "edge-a");
+  node->Report(DatasetReport(1, "known", 3));
+
+  // A controller adds another object while the registry is still filling: it is sent at once and
+  // nothing (no remove, no ResyncDone) came before it.
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("new", "1", "edge-a")).ok());
+  v1::Change change = node->NextChange();
+  CHECK(Describe(change) == "upsert new@1");
+  node->Ack(change);
+  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 1; }));
+  CHECK(f.handler.calls() == 0);
+
+  // The controllers list "not-listed-yet" after all: nothing is to be removed.
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("not-listed-yet", "1", "edge-a")).ok());
+  node->Report(DatasetReport(2, "stale-report", 3));
+  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
+  f.hub->MarkSynced();
+  // Control messages (the ReportAck of the held report about an object gone) may overtake the
+  // ResyncDone; take both.
+  v1::SyncResponse a = Expect(*node);
+  v1::SyncResponse b = Expect(*node);
+  if (a.has_report_ack()) std::swap(a, b);
+  INFO(a.DebugString() << b.DebugString());
+  REQUIRE(a.has_resync_done());
+  CHECK(a.resync_done().removes() == 0);
+  REQUIRE(b.has_report_ack());
+  CHECK(b.report_ack().seq() == 2);
+  CHECK(b.report_ack().reason() == "ObjectGone");
+  CHECK(f.handler.WaitForCall(1).report->seq() == 1);
+  CHECK(f.handler.calls() == 1);
+}
+
+TEST_CASE("the synced gate holds removes until the registry is filled", "[edgehub]") {
+  Fixture f;
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "kept", "1"), Item("Dataset", "deleted-while-down", "1")});
+  ExpectHelloReply(*node, "edge-a");
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("kept", "1", "edge-a")).ok());
+  f.hub->MarkSynced();
+  v1::Change removal = node->NextChange();
+  CHECK(Describe(removal) == "remove deleted-while-down");
+  node->Ack(removal);
+  v1::SyncResponse done = Expect(*node);
+  REQUIRE(done.has_resync_done());
+  CHECK(done.resync_done().removes() == 1);
+}
+
+TEST_CASE("a reconnecting node is resynced from its inventory", "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds1", "1", "edge-a")).ok());
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds2", "1", "edge-a")).ok());
+  f.hub->MarkSynced();
+  {
+    auto node = f.Connect("edge-a");
+    node->Hello("edge-a");
+    ExpectHelloReply(*node, "edge-a");
+    node->Ack(node->NextChange());
+    node->Ack(node->NextChange());
+    REQUIRE(Expect(*node).has_resync_done());
+    node->Cancel();
+  }
+  CHECK(f.Eventually([&] { return !f.hub->Node("edge-a").connected; }));
+  CHECK(f.hub->metrics().connected_nodes().Value() == 0);
+  // While the node is away its objects change.
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds1", "2", "edge-a")).ok());
+  REQUIRE(f.hub->Remove("edge-a", DatasetResource("ds2", "1", "edge-a").ref()).ok());
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds3", "1", "edge-a", "u3")).ok());
+
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "ds1", "1"), Item("Dataset", "ds2", "1"),
+                         Item("Dataset", "ds3", "1", "old-uid")});
+  ExpectHelloReply(*node, "edge-a");
+  std::vector<std::string> changes;
+  for (int i = 0; i < 3; ++i) changes.push_back(Describe(node->NextChange()));
+  // ds3 was re-created (new uid) at the same version: still an upsert.
+  CHECK(changes == std::vector<std::string>{"upsert ds1@2", "upsert ds3@1", "remove ds2"});
+}
+
+TEST_CASE("a node whose difference overflows the queue is told to come back", "[edgehub]") {
+  EdgeHub::Options options;
+  options.max_queue = 2;
+  Fixture f(options);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds" + std::to_string(i), "1", "edge-a")).ok());
+  }
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a");
+  grpc::Status status = node->AwaitEnd();
+  CHECK(status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
+TEST_CASE("controller calls are validated", "[edgehub]") {
+  EdgeHub hub(EdgeHub::Options{});
+  v1::Resource bad = DatasetResource("ds", "1", "edge-a");
+  bad.mutable_ref()->set_kind("Model");
+  CHECK(absl::IsInvalidArgument(hub.Upsert("edge-a", bad)));
+  CHECK(absl::IsInvalidArgument(hub.Upsert("", DatasetResource("ds", "1", ""))));
+  CHECK(absl::IsInvalidArgument(hub.Remove("edge-a", v1::ObjectRef())));
+  CHECK(hub.Remove("never-seen", DatasetResource("ds", "1", "x").ref()).ok());
+}
+
+}  // namespace
+}  // namespace nereid::gm
