@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/strings/absl_compat.h"
 #include "httplib.h"
+#include "common/status/macros.h"
 #include "localcontroller/dataset/errors.h"
 
 namespace nereid::lc::dataset {
@@ -72,52 +73,59 @@ std::string RedactUrl(std::string_view url) {
   return absl::StrCat(ToAbsl(url.substr(0, start)), "***@", ToAbsl(url.substr(at + 1)));
 }
 
-absl::StatusOr<HttpFetch> FetchHttp(std::string_view url, const HttpOptions& options,
-                                    const std::string& etag, const std::string& last_modified,
-                                    Clock* clock, const std::atomic<bool>* cancel,
-                                    absl::FunctionRef<void(const uint8_t*, size_t)> sink) {
-  absl::StatusOr<ParsedUrl> parsed = ParseHttpUrl(url);
-  if (!parsed.ok()) return parsed.status();
-  if (parsed->scheme != "http" && parsed->scheme != "https") {
-    return DatasetError(Reason::kUnsupported,
-                        absl::StrCat("url scheme ", parsed->scheme, " is not http(s)"));
-  }
-  const std::string shown = RedactUrl(url);
+namespace {
 
-  httplib::Client client(absl::StrCat(parsed->scheme, "://", parsed->authority));
+struct Attempt {
+  std::string redirect;  // non-empty: follow this location
+};
+
+// One request. cpp-httplib's own redirect handling treats 304 as a redirect, so redirects are
+// followed by FetchHttp instead.
+absl::StatusOr<Attempt> FetchOnce(const ParsedUrl& parsed, const std::string& shown,
+                                  const HttpOptions& options, bool send_auth,
+                                  const std::string& etag, const std::string& last_modified,
+                                  Clock* clock, absl::Time deadline,
+                                  const std::atomic<bool>* cancel,
+                                  absl::FunctionRef<void(const uint8_t*, size_t)> sink,
+                                  HttpFetch* fetch) {
+  httplib::Client client(absl::StrCat(parsed.scheme, "://", parsed.authority));
   if (!client.is_valid()) {
     return DatasetError(Reason::kInvalidUrl, absl::StrCat("cannot use url ", shown));
   }
   SetTimeouts(client, options);
-  client.set_follow_location(true);
+  client.set_follow_location(false);
   client.enable_server_certificate_verification(true);
   if (!options.ca_file.empty()) client.set_ca_cert_path(options.ca_file);
-  if (!parsed->user.empty()) client.set_basic_auth(parsed->user, parsed->password);
+  if (send_auth && !parsed.user.empty()) client.set_basic_auth(parsed.user, parsed.password);
 
   httplib::Headers headers;
   if (!etag.empty()) headers.emplace("If-None-Match", etag);
   if (!last_modified.empty()) headers.emplace("If-Modified-Since", last_modified);
 
   const absl::Time start = clock->Now();
-  const absl::Time deadline = start + options.total_timeout;
-  HttpFetch fetch;
+  Attempt attempt;
   int http_status = 0;
   std::optional<absl::Status> abort;  // why we stopped the transfer ourselves
   httplib::Result result = client.Get(
-      parsed->path, headers,
+      parsed.path, headers,
       [&](const httplib::Response& response) {
         http_status = response.status;
         if (response.status == 304) {
-          fetch.not_modified = true;
+          fetch->not_modified = true;
+          return false;
+        }
+        if (response.status >= 300 && response.status <= 399 &&
+            response.has_header("Location")) {
+          attempt.redirect = response.get_header_value("Location");
           return false;
         }
         if (response.status < 200 || response.status > 299) return false;
-        fetch.etag = response.get_header_value("ETag");
-        fetch.last_modified = response.get_header_value("Last-Modified");
+        fetch->etag = response.get_header_value("ETag");
+        fetch->last_modified = response.get_header_value("Last-Modified");
         if (response.has_header("Content-Length")) {
-          const std::string length = response.get_header_value("Content-Length");
           uint64_t n = 0;
-          if (absl::SimpleAtoi(length, &n) && n > options.max_bytes) {
+          if (absl::SimpleAtoi(response.get_header_value("Content-Length"), &n) &&
+              n > options.max_bytes) {
             abort = DatasetError(Reason::kDownloadTooLarge,
                                  absl::StrCat(shown, ": Content-Length ", n, " is over the limit of ",
                                               options.max_bytes, " bytes"));
@@ -131,7 +139,7 @@ absl::StatusOr<HttpFetch> FetchHttp(std::string_view url, const HttpOptions& opt
           abort = DatasetError(Reason::kCancelled, "scan cancelled");
           return false;
         }
-        if (fetch.bytes + size > options.max_bytes) {
+        if (fetch->bytes + size > options.max_bytes) {
           abort = DatasetError(Reason::kDownloadTooLarge,
                                absl::StrCat(shown, ": body is over the limit of ", options.max_bytes,
                                             " bytes"));
@@ -144,11 +152,11 @@ absl::StatusOr<HttpFetch> FetchHttp(std::string_view url, const HttpOptions& opt
           return false;
         }
         sink(reinterpret_cast<const uint8_t*>(data), size);
-        fetch.bytes += size;
+        fetch->bytes += size;
         return true;
       });
   if (abort.has_value()) return *abort;
-  if (fetch.not_modified) return fetch;
+  if (fetch->not_modified || !attempt.redirect.empty()) return attempt;
   if (http_status != 0 && (http_status < 200 || http_status > 299)) {
     return DatasetError(Reason::kDownloadFailed, absl::StrCat(shown, ": HTTP ", http_status));
   }
@@ -164,7 +172,51 @@ absl::StatusOr<HttpFetch> FetchHttp(std::string_view url, const HttpOptions& opt
     return DatasetError(Reason::kDownloadFailed,
                         absl::StrCat(shown, ": ", httplib::to_string(error)));
   }
-  return fetch;
+  return attempt;
+}
+
+}  // namespace
+
+absl::StatusOr<HttpFetch> FetchHttp(std::string_view url, const HttpOptions& options,
+                                    const std::string& etag, const std::string& last_modified,
+                                    Clock* clock, const std::atomic<bool>* cancel,
+                                    absl::FunctionRef<void(const uint8_t*, size_t)> sink) {
+  constexpr int kMaxRedirects = 10;
+  absl::StatusOr<ParsedUrl> first = ParseHttpUrl(url);
+  if (!first.ok()) return first.status();
+  ParsedUrl parsed = *first;
+  std::string current(url);
+  const absl::Time deadline = clock->Now() + options.total_timeout;
+  for (int redirects = 0; redirects <= kMaxRedirects; ++redirects) {
+    if (parsed.scheme != "http" && parsed.scheme != "https") {
+      return DatasetError(Reason::kUnsupported,
+                          absl::StrCat("url scheme ", parsed.scheme, " is not http(s)"));
+    }
+    // Credentials go only to the host they were given for.
+    const bool send_auth = parsed.authority == first->authority && parsed.scheme == first->scheme;
+    HttpFetch fetch;
+    ASSIGN_OR_RETURN(Attempt attempt,
+                     FetchOnce(parsed, RedactUrl(current), options, send_auth, etag,
+                               last_modified, clock, deadline, cancel, sink, &fetch));
+    if (attempt.redirect.empty()) return fetch;
+    if (attempt.redirect.find("://") != std::string::npos) {
+      current = attempt.redirect;
+    } else if (!attempt.redirect.empty() && attempt.redirect[0] == '/') {
+      current = absl::StrCat(parsed.scheme, "://", parsed.authority, attempt.redirect);
+    } else {
+      const size_t slash = parsed.path.rfind('/');
+      current = absl::StrCat(parsed.scheme, "://", parsed.authority,
+                             parsed.path.substr(0, slash + 1), attempt.redirect);
+    }
+    ASSIGN_OR_RETURN(ParsedUrl next, ParseHttpUrl(current));
+    if (next.user.empty() && next.authority == parsed.authority) {
+      next.user = parsed.user;
+      next.password = parsed.password;
+    }
+    parsed = std::move(next);
+  }
+  return DatasetError(Reason::kDownloadFailed,
+                      absl::StrCat(RedactUrl(url), ": more than ", kMaxRedirects, " redirects"));
 }
 
 }  // namespace nereid::lc::dataset

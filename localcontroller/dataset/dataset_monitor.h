@@ -1,0 +1,155 @@
+#pragma once
+
+// Keeps the sample counts of the node's datasets current. Given dataset specs (key "ns/name", url,
+// format) it scans each one when it is added or its spec changes, when the ChangeWatcher says its
+// file or directory changed (debounced by `min_interval`), and every `period` (default 60 s, as
+// Sedna), and calls `on_report` when the count or the error changed since the last report, and
+// always for the first result, 0 included. Checkpoints make the rescan of a grown file read only
+// the new bytes; `on_checkpoint` hands them out for persistence.
+//
+// Threads: one scanner thread ("dataset-scan") does every count, one at a time, so the callers
+// (cloud link, REST) never block on disk or network; the watcher has its own thread that only
+// marks datasets dirty. Callbacks run on the scanner thread without the monitor's lock held; they
+// must not block for long and must not call Remove()/Stop() (which wait for an in-flight scan).
+// Timing uses the injected Clock, so tests drive the period with a FakeClock.
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/time/clock.h"
+#include "localcontroller/dataset/change_watcher.h"
+#include "localcontroller/dataset/checkpoint.h"
+#include "localcontroller/dataset/sample_counter.h"
+
+namespace nereid::lc::dataset {
+
+struct DatasetSpec {
+  std::string key;  // "namespace/name"
+  std::string url;
+  std::string format;
+  bool operator==(const DatasetSpec&) const = default;
+};
+
+// What was last reported upstream for a dataset: a count, or an error reason + message.
+struct ReportedState {
+  bool ok = true;
+  uint64_t count = 0;
+  std::string reason;
+  std::string message;
+  bool operator==(const ReportedState&) const = default;
+};
+
+struct ScanReport {
+  DatasetSpec spec;
+  absl::Status status;  // OK, or the error; ReasonOf(status) is its machine-readable reason
+  uint64_t count = 0;   // when status is OK
+  absl::Time scan_time;
+  bool incremental = false;
+  uint64_t bytes_read = 0;
+
+  ReportedState reported() const;
+};
+
+class DatasetMonitor {
+ public:
+  using ReportCallback = std::function<void(const ScanReport&)>;
+  using CheckpointCallback = std::function<void(const std::string& key, const std::string& data)>;
+  using WatcherFactory =
+      std::function<absl::StatusOr<std::unique_ptr<ChangeWatcher>>(ChangeWatcher::OnChange)>;
+
+  struct Options {
+    CounterOptions counter;
+    absl::Duration period = absl::Seconds(60);
+    absl::Duration min_interval = absl::Seconds(1);  // between change-triggered scans of a dataset
+    Clock* clock = Clock::Real();
+    // Creates the change watcher; null means InotifyWatcher. Return nullptr to disable watching.
+    WatcherFactory watcher_factory;
+    bool watch = true;
+    ReportCallback on_report;
+    CheckpointCallback on_checkpoint;  // optional: after every scan that moved the checkpoint
+  };
+
+  // What the LC knew about a dataset before a restart (from its database).
+  struct Prior {
+    std::string checkpoint;                 // SerializeCheckpoint() output; may be empty
+    std::optional<ReportedState> reported;  // the last report that was sent, if any
+  };
+
+  struct Stats {
+    uint64_t scans = 0;
+    uint64_t reports = 0;
+    uint64_t bytes_read = 0;
+  };
+
+  explicit DatasetMonitor(Options options);
+  ~DatasetMonitor();  // Stop()
+  DatasetMonitor(const DatasetMonitor&) = delete;
+  DatasetMonitor& operator=(const DatasetMonitor&) = delete;
+
+  void Start();
+  // Cancels an in-flight scan and joins the threads. Idempotent.
+  void Stop();
+
+  // Adds a dataset or changes its spec (a changed spec drops the checkpoint and rescans now).
+  void Upsert(const DatasetSpec& spec, std::optional<Prior> prior = std::nullopt);
+  // Stops tracking; once it returns no callback for `key` runs any more.
+  void Remove(const std::string& key);
+  // Rescans soon (respecting min_interval).
+  void RequestRescan(const std::string& key);
+
+  std::optional<ScanReport> Last(const std::string& key) const;
+  std::vector<DatasetSpec> Specs() const;
+  size_t size() const;
+  Stats stats() const;
+
+ private:
+  struct Tracked {
+    DatasetSpec spec;
+    uint64_t generation = 0;
+    std::optional<Checkpoint> checkpoint;
+    std::optional<ReportedState> reported;
+    std::optional<ScanReport> last;
+    bool dirty = true;
+    bool scanned = false;
+    absl::Time last_scan_start = absl::InfinitePast();
+    absl::Time next_periodic = absl::InfinitePast();
+  };
+
+  void Run();
+  // Picks the dataset to scan now, or sets *wake to when the next one is due.
+  std::optional<std::string> NextDueLocked(absl::Time now, absl::Time* wake)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ScanLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  std::optional<HostRoot::WatchTarget> WatchTarget(const std::string& url) const;
+  void WatchLogged(const std::string& key, const HostRoot::WatchTarget& target);
+
+  const Options options_;
+  SampleCounter counter_;
+  // Set by Start() before the scanner thread starts and reset by Stop() after it ended, so the
+  // scanner reads it without the lock; the watcher synchronizes its own calls.
+  std::unique_ptr<ChangeWatcher> watcher_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, Tracked> datasets_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
+  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::string in_flight_ ABSL_GUARDED_BY(mu_);  // key being scanned or reported, "" if none
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> cancel_scan_{false};
+  std::thread thread_;
+};
+
+}  // namespace nereid::lc::dataset

@@ -1,0 +1,297 @@
+#include "localcontroller/dataset/dataset_monitor.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "common/time/fake_clock.h"
+#include "localcontroller/dataset/errors.h"
+#include "localcontroller/dataset/inotify_watcher.h"
+#include "tests/localcontroller/dataset/temp_dir.h"
+
+namespace nereid::lc::dataset {
+namespace {
+
+using testing::TempDir;
+
+// Collects reports; waits on conditions with a real-time deadline (the scanner runs on its own
+// thread even when time is fake).
+class Reports {
+ public:
+  void Add(const ScanReport& report) {
+    absl::MutexLock lock(&mu_);
+    reports_.push_back(report);
+  }
+  void AddCheckpoint(const std::string& key, const std::string& data) {
+    absl::MutexLock lock(&mu_);
+    checkpoints_[key] = data;
+  }
+  // Waits until there are at least `n` reports; returns the n-th.
+  ScanReport WaitFor(size_t n, absl::Duration timeout = absl::Seconds(10)) {
+    absl::MutexLock lock(&mu_);
+    auto ready = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return reports_.size() >= n; };
+    mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
+    REQUIRE(reports_.size() >= n);
+    return reports_[n - 1];
+  }
+  size_t size() {
+    absl::MutexLock lock(&mu_);
+    return reports_.size();
+  }
+  std::string checkpoint(const std::string& key) {
+    absl::MutexLock lock(&mu_);
+    return checkpoints_[key];
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<ScanReport> reports_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> checkpoints_ ABSL_GUARDED_BY(mu_);
+};
+
+DatasetMonitor::Options MakeOptions(const TempDir& root, Reports* reports, Clock* clock,
+                                    bool watch) {
+  DatasetMonitor::Options options;
+  options.counter.host_root = root.path();
+  options.clock = clock;
+  options.watch = watch;
+  options.min_interval = absl::ZeroDuration();
+  options.on_report = [reports](const ScanReport& r) { reports->Add(r); };
+  options.on_checkpoint = [reports](const std::string& key, const std::string& data) {
+    reports->AddCheckpoint(key, data);
+  };
+  return options;
+}
+
+// Waits (bounded, real time) until `pred` holds.
+template <typename Pred>
+bool Eventually(Pred pred, absl::Duration timeout = absl::Seconds(10)) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!pred()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  return true;
+}
+
+// Waits until the scanner is parked on the fake clock (so an Advance() is seen by it).
+void WaitParked(FakeClock& clock) { REQUIRE(Eventually([&] { return clock.timed_waiters() > 0; })); }
+
+TEST_CASE("periodic rescans follow the clock and report only changes", "[monitor]") {
+  TempDir root;
+  root.Write("data/a.txt", "1\n2\n");
+  root.Write("data/empty.txt", "");
+  FakeClock clock;
+  Reports reports;
+  DatasetMonitor::Options options = MakeOptions(root, &reports, &clock, /*watch=*/false);
+  options.period = absl::Seconds(60);
+  DatasetMonitor monitor(options);
+  monitor.Start();
+  monitor.Upsert({"default/a", "/data/a.txt", "txt"});
+  ScanReport first = reports.WaitFor(1);
+  CHECK(first.spec.key == "default/a");
+  CHECK(first.status.ok());
+  CHECK(first.count == 2);
+
+  // The first result is reported even when it is 0.
+  monitor.Upsert({"default/empty", "/data/empty.txt", "txt"});
+  ScanReport empty = reports.WaitFor(2);
+  CHECK(empty.spec.key == "default/empty");
+  CHECK(empty.count == 0);
+
+  root.Append("data/a.txt", "3\n");
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(59));
+  WaitParked(clock);
+  CHECK(reports.size() == 2);  // not due yet
+  const uint64_t scans_before = monitor.stats().scans;
+  clock.Advance(absl::Seconds(1));
+  ScanReport grown = reports.WaitFor(3);
+  CHECK(grown.spec.key == "default/a");
+  CHECK(grown.count == 3);
+  CHECK(grown.incremental);
+  CHECK(grown.bytes_read == 2 + 4);  // appended bytes + the guard (the 4 bytes before)
+  // Both datasets were due, and nothing else ran.
+  REQUIRE(Eventually([&] { return monitor.stats().scans >= scans_before + 2; }));
+  WaitParked(clock);
+  CHECK(monitor.stats().scans == scans_before + 2);
+
+  // Nothing changed: the next period scans again but reports nothing.
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  REQUIRE(Eventually([&] { return monitor.stats().scans >= scans_before + 4; }));
+  CHECK(reports.size() == 3);
+
+  // Errors are reported once, with reason, and recovery is reported.
+  REQUIRE(std::remove(root.Path("data/a.txt").c_str()) == 0);
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  ScanReport gone = reports.WaitFor(4);
+  CHECK(ReasonOf(gone.status) == "PathNotFound");
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  REQUIRE(Eventually([&] { return monitor.stats().scans >= scans_before + 8; }));
+  CHECK(reports.size() == 4);  // same error: not reported again
+  root.Write("data/a.txt", "x\n");
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  ScanReport back = reports.WaitFor(5);
+  CHECK(back.status.ok());
+  CHECK(back.count == 1);
+  monitor.Stop();
+}
+
+TEST_CASE("spec changes rescan at once; removal stops reports", "[monitor]") {
+  TempDir root;
+  root.Write("a.txt", "1\n");
+  root.Write("b.txt", "1\n2\n");
+  FakeClock clock;
+  Reports reports;
+  DatasetMonitor monitor(MakeOptions(root, &reports, &clock, /*watch=*/false));
+  monitor.Start();
+  monitor.Upsert({"ns/d", "/a.txt", "txt"});
+  CHECK(reports.WaitFor(1).count == 1);
+  monitor.Upsert({"ns/other", "/a.txt", "txt"});  // keeps the scanner on a timer below
+  CHECK(reports.WaitFor(2).spec.key == "ns/other");
+  monitor.Upsert({"ns/d", "/a.txt", "txt"});  // same spec: nothing to do
+  monitor.Upsert({"ns/d", "/b.txt", "txt"});
+  CHECK(reports.WaitFor(3).count == 2);
+  monitor.Upsert({"ns/d", "/b.txt", "unknown"});
+  ScanReport bad = reports.WaitFor(4);
+  CHECK(ReasonOf(bad.status) == "UnknownFormat");
+  CHECK(monitor.Last("ns/d").has_value());
+  monitor.Remove("ns/d");
+  CHECK(monitor.size() == 1);
+  CHECK_FALSE(monitor.Last("ns/d").has_value());
+  monitor.RequestRescan("ns/d");  // unknown key: ignored
+  WaitParked(clock);
+  root.Append("b.txt", "3\n");
+  const uint64_t scans = monitor.stats().scans;
+  clock.Advance(absl::Minutes(5));
+  REQUIRE(Eventually([&] { return monitor.stats().scans > scans; }));  // ns/other was rescanned
+  WaitParked(clock);
+  CHECK(reports.size() == 4);  // and nothing about the removed ns/d
+}
+
+TEST_CASE("a restarted LC resumes from its stored checkpoint and last report", "[monitor]") {
+  TempDir root;
+  std::string body;
+  for (int i = 0; i < 1000; ++i) body += "sample " + std::to_string(i) + "\n";
+  root.Write("d.txt", body);
+  FakeClock clock;
+  std::string stored_checkpoint;
+  {
+    Reports reports;
+    DatasetMonitor monitor(MakeOptions(root, &reports, &clock, false));
+    monitor.Start();
+    monitor.Upsert({"ns/d", "/d.txt", "txt"});
+    CHECK(reports.WaitFor(1).count == 1000);
+    stored_checkpoint = reports.checkpoint("ns/d");
+  }
+  REQUIRE_FALSE(stored_checkpoint.empty());
+  root.Append("d.txt", "new\n");
+  Reports reports;
+  DatasetMonitor monitor(MakeOptions(root, &reports, &clock, false));
+  monitor.Start();
+  DatasetMonitor::Prior prior;
+  prior.checkpoint = stored_checkpoint;
+  prior.reported = ReportedState{true, 1000, "", ""};
+  monitor.Upsert({"ns/d", "/d.txt", "txt"}, prior);
+  ScanReport report = reports.WaitFor(1);
+  CHECK(report.count == 1001);
+  CHECK(report.incremental);
+  CHECK(report.bytes_read == 4 + Checkpoint::kGuardBytes);
+
+  // Same count as already reported before the restart: no report.
+  Reports quiet;
+  DatasetMonitor again(MakeOptions(root, &quiet, &clock, false));
+  again.Start();
+  prior.reported = ReportedState{true, 1001, "", ""};
+  again.Upsert({"ns/d", "/d.txt", "txt"}, prior);
+  REQUIRE(Eventually([&] { return again.stats().scans >= 1; }));
+  CHECK(quiet.size() == 0);
+}
+
+TEST_CASE("inotify changes trigger rescans without waiting for the period", "[monitor][inotify]") {
+  TempDir root;
+  root.Write("data/a.txt", "1\n2\n");
+  Reports reports;
+  DatasetMonitor::Options options = MakeOptions(root, &reports, Clock::Real(), /*watch=*/true);
+  options.period = absl::Hours(1);  // only inotify can trigger the rescans below
+  DatasetMonitor monitor(options);
+  monitor.Start();
+  monitor.Upsert({"ns/a", "/data/a.txt", "txt"});
+  CHECK(reports.WaitFor(1).count == 2);
+
+  root.Append("data/a.txt", "3\n");
+  ScanReport appended = reports.WaitFor(2);
+  CHECK(appended.count == 3);
+  CHECK(appended.incremental);
+
+  // Replaced by rename: a new inode under the same name.
+  root.Write("data/.a.txt.tmp", "x\ny\nz\nw\n\n");
+  REQUIRE(std::rename(root.Path("data/.a.txt.tmp").c_str(), root.Path("data/a.txt").c_str()) == 0);
+  ScanReport replaced = reports.WaitFor(3);
+  CHECK(replaced.count == 4);
+  CHECK_FALSE(replaced.incremental);
+
+  // A dataset whose directory does not exist yet is picked up when it appears.
+  monitor.Upsert({"ns/later", "/incoming/batch/later.txt", "txt"});
+  ScanReport missing = reports.WaitFor(4);
+  CHECK(ReasonOf(missing.status) == "PathNotFound");
+  root.Mkdir("incoming/batch");
+  root.Write("incoming/batch/later.txt", "a\nb\n");
+  REQUIRE(Eventually([&] {
+    std::optional<ScanReport> last = monitor.Last("ns/later");
+    return last.has_value() && last->status.ok() && last->count == 2;
+  }));
+
+  // Deleting the file is seen too.
+  REQUIRE(std::remove(root.Path("data/a.txt").c_str()) == 0);
+  REQUIRE(Eventually([&] {
+    std::optional<ScanReport> last = monitor.Last("ns/a");
+    return last.has_value() && ReasonOf(last->status) == "PathNotFound";
+  }));
+  monitor.Stop();
+}
+
+TEST_CASE("the inotify watcher shares directory watches and reports by name", "[inotify]") {
+  TempDir root;
+  root.Write("d/a.txt", "");
+  root.Write("d/b.txt", "");
+  absl::Mutex mu;
+  std::vector<std::string> changed;
+  absl::StatusOr<std::unique_ptr<InotifyWatcher>> watcher =
+      InotifyWatcher::Create([&](const std::string& key) {
+        absl::MutexLock lock(&mu);
+        changed.push_back(key);
+      });
+  REQUIRE(watcher.ok());
+  REQUIRE((*watcher)->Watch("a", {root.Path("d"), "a.txt"}).ok());
+  REQUIRE((*watcher)->Watch("b", {root.Path("d"), "b.txt"}).ok());
+  REQUIRE((*watcher)->Watch("all", {root.Path("d"), ""}).ok());
+  CHECK((*watcher)->watch_count() == 1);
+  root.Append("d/b.txt", "x");
+  REQUIRE(Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return std::count(changed.begin(), changed.end(), "all") > 0 &&
+           std::count(changed.begin(), changed.end(), "b") > 0;
+  }));
+  {
+    absl::MutexLock lock(&mu);
+    CHECK(std::count(changed.begin(), changed.end(), "a") == 0);
+  }
+  (*watcher)->Unwatch("a");
+  (*watcher)->Unwatch("b");
+  CHECK((*watcher)->watch_count() == 1);
+  (*watcher)->Unwatch("all");
+  CHECK((*watcher)->watch_count() == 0);
+  CHECK_FALSE((*watcher)->Watch("x", {root.Path("missing"), ""}).ok());
+}
+
+}  // namespace
+}  // namespace nereid::lc::dataset
