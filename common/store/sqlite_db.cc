@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/memory/memory.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
@@ -247,7 +248,7 @@ absl::StatusOr<std::unique_ptr<Db>> Db::Open(std::string path, const DbOptions& 
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   // sqlite3_open_v2 hands out a handle even on failure; own it right away so it is closed.
-  std::unique_ptr<Db> db(new Db(path, raw));
+  std::unique_ptr<Db> db = absl::WrapUnique(new Db(path, raw));
   if (rc != SQLITE_OK) {
     return SqliteStatus(rc, raw, absl::StrCat("open sqlite database ", path));
   }

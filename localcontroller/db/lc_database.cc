@@ -4,6 +4,7 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
@@ -91,7 +92,7 @@ absl::StatusOr<std::unique_ptr<LcDatabase>> LcDatabase::Open(Options options) {
   if (!db.ok()) return db.status();
   RETURN_IF_ERROR((*db)->Migrate(Migrations()));
   RETURN_IF_ERROR(ClaimForNode(**db, options.path, options.node_name));
-  return std::unique_ptr<LcDatabase>(
+  return absl::WrapUnique(
       new LcDatabase(options.path, options.node_name, std::move(*db), options.clock));
 }
 
