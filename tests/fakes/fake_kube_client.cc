@@ -596,6 +596,13 @@ void FakeKubeClient::SendBookmark() {
   }
 }
 
+void FakeKubeClient::SendRawEvent(const Resource& resource, const WatchEvent& event) {
+  absl::MutexLock lock(&mu_);
+  for (const Watcher& watcher : watchers_) {
+    if (watcher.resource == resource.QualifiedName()) watcher.state->Push(event);
+  }
+}
+
 int FakeKubeClient::OpenWatches() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(std::count_if(watchers_.begin(), watchers_.end(),

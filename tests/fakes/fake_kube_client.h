@@ -96,6 +96,8 @@ class FakeKubeClient final : public kube::KubeClient {
   void CloseWatches();
   // Sends a BOOKMARK with the current resourceVersion to watches that allow bookmarks.
   void SendBookmark();
+  // Sends `event` as is to every open watch of `resource` (malformed events, custom errors).
+  void SendRawEvent(const kube::Resource& resource, const kube::WatchEvent& event);
   // Number of watches currently open (not ended, not cancelled).
   int OpenWatches() const;
 
