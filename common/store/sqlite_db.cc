@@ -129,13 +129,14 @@ Statement& Statement::BindInt(int index, int64_t value) {
 Statement& Statement::BindDouble(int index, double value) {
   return Check(sqlite3_bind_double(stmt_.get(), index, value), index);
 }
+// A null pointer binds SQL NULL, but an empty std::string_view{} means "", not NULL.
 Statement& Statement::BindText(int index, std::string_view value) {
-  return Check(sqlite3_bind_text64(stmt_.get(), index, value.data(), value.size(), SQLITE_TRANSIENT,
-                                   SQLITE_UTF8),
-               index);
+  const char* data = value.data() != nullptr ? value.data() : "";
+  return Check(
+      sqlite3_bind_text64(stmt_.get(), index, data, value.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
+      index);
 }
 Statement& Statement::BindBlob(int index, std::string_view bytes) {
-  // A zero-length blob with a null pointer would bind NULL; give SQLite a valid pointer instead.
   const char* data = bytes.data() != nullptr ? bytes.data() : "";
   return Check(sqlite3_bind_blob64(stmt_.get(), index, data, bytes.size(), SQLITE_TRANSIENT), index);
 }

@@ -96,7 +96,7 @@ TEST_CASE("Statement binds by index and name and reads every column type") {
   {
     auto insert = db->Prepare("INSERT INTO t(k, b) VALUES(:key, :bytes)");
     REQUIRE(insert.ok());
-    insert->BindText(":key", "k2").BindBlob(":bytes", "");
+    insert->BindText(":key", "k2").BindBlob(":bytes", std::string_view());
     REQUIRE(insert->Exec().ok());
   }
   auto select = db->Prepare("SELECT k, i, d, b, n, typeof(b) FROM t ORDER BY k");
@@ -114,6 +114,14 @@ TEST_CASE("Statement binds by index and name and reads every column type") {
   CHECK(select->ColumnText(5) == "blob");  // an empty blob is a blob, not NULL
   CHECK(select->ColumnBlob(3).empty());
   CHECK_FALSE(*select->Step());
+
+  // An empty string_view (null data pointer) binds '' rather than NULL.
+  auto empty = db->Prepare("SELECT typeof(?1), length(?1)");
+  REQUIRE(empty.ok());
+  empty->BindText(1, std::string_view());
+  REQUIRE(*empty->Step());
+  CHECK(empty->ColumnText(0) == "text");
+  CHECK(empty->ColumnInt(1) == 0);
 }
 
 TEST_CASE("bind errors surface at Step with the parameter and SQL") {
