@@ -1,0 +1,361 @@
+#include "common/kube/shared_informer.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "common/kube/resource.h"
+#include "common/kube/shared_informer_factory.h"
+#include "common/time/fake_clock.h"
+#include "tests/fakes/eventually.h"
+#include "tests/fakes/fake_kube_client.h"
+
+namespace nereid::kube {
+namespace {
+
+using fakes::Eventually;
+using fakes::FakeKubeClient;
+using fakes::Verb;
+
+// What a handler was told, in order.
+class HandlerLog {
+ public:
+  struct Entry {
+    std::string op;  // add | update | delete | tombstone
+    std::string key;
+    ObjectPtr old_object;
+    ObjectPtr object;
+  };
+
+  ResourceEventHandlerFuncs Funcs() {
+    ResourceEventHandlerFuncs funcs;
+    funcs.on_add = [this](const ObjectPtr& object) { Push({"add", Key(*object), nullptr, object}); };
+    funcs.on_update = [this](const ObjectPtr& old_object, const ObjectPtr& object) {
+      Push({"update", Key(*object), old_object, object});
+    };
+    funcs.on_delete = [this](const DeletedObject& deleted) {
+      const bool tombstone = std::holds_alternative<DeletedFinalStateUnknown>(deleted);
+      Push({tombstone ? "tombstone" : "delete", DeletedKey(deleted), nullptr,
+            LastKnownState(deleted)});
+    };
+    return funcs;
+  }
+
+  std::vector<Entry> Entries() const {
+    absl::MutexLock lock(&mu_);
+    return entries_;
+  }
+  size_t Size() const { return Entries().size(); }
+  int Count(const std::string& op) const {
+    int n = 0;
+    for (const Entry& e : Entries()) n += e.op == op;
+    return n;
+  }
+  std::vector<Entry> Of(const std::string& op) const {
+    std::vector<Entry> out;
+    for (const Entry& e : Entries()) {
+      if (e.op == op) out.push_back(e);
+    }
+    return out;
+  }
+
+ private:
+  void Push(Entry entry) {
+    absl::MutexLock lock(&mu_);
+    entries_.push_back(std::move(entry));
+  }
+  mutable absl::Mutex mu_;
+  std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+Json Pod(const std::string& name, const std::string& app = "web", const std::string& node = "n1") {
+  return {{"metadata", {{"name", name}, {"labels", {{"app", app}}}}},
+          {"spec", {{"nodeName", node}}}};
+}
+
+InformerOptions TestOptions() {
+  InformerOptions options;
+  options.reflector.uniform01 = [] { return 0.5; };
+  return options;
+}
+
+// The cache matches the server: same keys at the same resourceVersions.
+bool Converged(const SharedInformer& informer, const FakeKubeClient& client,
+               const Resource& resource) {
+  std::map<std::string, std::string> server;
+  for (const Json& object : client.Objects(resource)) server[Key(object)] = ResourceVersion(object);
+  std::map<std::string, std::string> cache;
+  for (const ObjectPtr& object : informer.GetIndexer().List()) {
+    cache[Key(*object)] = ResourceVersion(*object);
+  }
+  return server == cache;
+}
+
+TEST_CASE("informer converges through add, update and delete", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  CHECK_FALSE(informer.HasSynced());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  // Synced means the initial objects were delivered, not merely cached.
+  CHECK(log.Count("add") == 2);
+  auto cached = informer.GetLister().Get("ns", "a");
+  REQUIRE(cached.ok());
+  CHECK(informer.GetLister().Get("ns", "a").value() == *cached);  // Shared, not copied.
+
+  Json a = client.Get(resources::Pods(), "ns", "a").value();
+  a["spec"]["nodeName"] = "n2";
+  REQUIRE(client.Update(resources::Pods(), a).ok());
+  REQUIRE(client.Delete(resources::Pods(), "ns", "b").ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("c")).ok());
+  REQUIRE(Eventually([&] { return log.Size() == 5; }));
+  auto entries = log.Entries();
+  CHECK(entries[2].op == "update");
+  CHECK(entries[2].key == "ns/a");
+  CHECK(entries[2].old_object == *cached);
+  CHECK(StringAt(*entries[2].object, "spec.nodeName") == "n2");
+  CHECK(entries[3].op == "delete");
+  CHECK(entries[3].key == "ns/b");
+  CHECK(entries[4].op == "add");
+  CHECK(entries[4].key == "ns/c");
+  CHECK(Converged(informer, client, resources::Pods()));
+  CHECK(informer.LastSyncResourceVersion() == std::to_string(client.CurrentResourceVersion()));
+  // The object we held is untouched by the update (immutable snapshots).
+  CHECK(StringAt(**cached, "spec.nodeName") == "n1");
+}
+
+TEST_CASE("informer relist after 410 delivers a missed delete as a tombstone", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  for (const char* name : {"p0", "p1", "p2"}) {
+    REQUIRE(client.Create(resources::Pods(), "ns", Pod(name)).ok());
+  }
+  InformerOptions options = TestOptions();
+  std::atomic<int> backoffs{0};
+  options.reflector.on_backoff = [&](absl::Duration) { ++backoffs; };
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  const ObjectPtr last_known_p1 = informer.GetLister().Get("ns", "p1").value();
+  const ObjectPtr old_p2 = informer.GetLister().Get("ns", "p2").value();
+  REQUIRE(Eventually([&] { return client.OpenWatches() == 1; }));
+
+  // The watch drops and cannot come back before history is compacted past it.
+  client.FailNext(Verb::kWatch, 1, absl::UnavailableError("connection reset"));
+  clock.Advance(absl::Seconds(5));
+  client.CloseWatches();
+  REQUIRE(Eventually([&] { return backoffs.load() == 1 && clock.timed_waiters() == 1; }));
+  REQUIRE(client.Delete(resources::Pods(), "ns", "p1").ok());
+  REQUIRE(client.Patch(resources::Pods(), "ns", "p2", PatchType::kMerge,
+                       {{"metadata", {{"labels", {{"tier", "1"}}}}}})
+              .ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("p3")).ok());
+  client.CompactHistory();
+  clock.Advance(absl::Seconds(1));
+
+  REQUIRE(Eventually([&] { return log.Count("tombstone") == 1 && log.Count("add") == 4; }));
+  auto tombstone = log.Of("tombstone")[0];
+  CHECK(tombstone.key == "ns/p1");
+  CHECK(tombstone.object == last_known_p1);  // The last state the cache knew.
+  bool saw_p2_update = false;
+  for (const auto& entry : log.Of("update")) {
+    if (entry.key == "ns/p2") {
+      saw_p2_update = entry.old_object == old_p2 && Label(*entry.object, "tier") == "1";
+    }
+  }
+  CHECK(saw_p2_update);
+  CHECK(log.Of("add").back().key == "ns/p3");
+  CHECK(informer.ReflectorStats().gone == 1);
+  REQUIRE(Eventually([&] { return Converged(informer, client, resources::Pods()); }));
+  CHECK(absl::IsNotFound(informer.GetLister().Get("ns", "p1").status()));
+}
+
+TEST_CASE("informer relist after a 410 ERROR event converges", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  REQUIRE(Eventually([&] { return client.OpenWatches() == 1; }));
+  client.ExpireWatches();
+  REQUIRE(Eventually([&] { return informer.ReflectorStats().lists == 2; }));
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
+  REQUIRE(Eventually([&] { return Converged(informer, client, resources::Pods()); }));
+  CHECK(log.Count("tombstone") == 0);
+}
+
+TEST_CASE("informer resync replays the cache as updates every period", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
+  InformerOptions options = TestOptions();
+  options.resync_period = absl::Seconds(30);
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  // Dispatcher (resync timer) and reflector (watch timeout) are both parked on the clock.
+  REQUIRE(Eventually([&] { return clock.timed_waiters() == 2; }));
+  CHECK(log.Count("update") == 0);
+  clock.Advance(absl::Seconds(30));
+  REQUIRE(Eventually([&] { return log.Count("update") == 2; }));
+  for (const auto& entry : log.Of("update")) {
+    CHECK(entry.old_object == entry.object);  // Resync: no change, same object.
+  }
+  CHECK(client.CountActions(Verb::kList) == 1);  // A replay of the cache, not a relist.
+  REQUIRE(Eventually([&] { return clock.timed_waiters() == 2; }));
+  clock.Advance(absl::Seconds(30));
+  REQUIRE(Eventually([&] { return log.Count("update") == 4; }));
+}
+
+TEST_CASE("informer with resync disabled never replays", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  clock.Advance(absl::Hours(1));
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
+  // Notifications are delivered in order: a replay before this add would be seen first.
+  REQUIRE(Eventually([&] { return log.Count("add") == 2; }));
+  CHECK(log.Count("update") == 0);
+}
+
+TEST_CASE("a handler added late is caught up with adds for the cached objects", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  for (const char* name : {"a", "b", "c"}) {
+    REQUIRE(client.Create(resources::Pods(), "ns", Pod(name)).ok());
+  }
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
+  HandlerLog early;
+  informer.AddEventHandler(early.Funcs());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  HandlerLog late;
+  informer.AddEventHandler(late.Funcs());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("d")).ok());
+  REQUIRE(Eventually([&] { return late.Count("add") == 4 && early.Count("add") == 4; }));
+  CHECK(early.Size() == 4);
+  CHECK(late.Size() == 4);
+  CHECK(late.Entries().back().key == "ns/d");
+}
+
+TEST_CASE("a label-selected informer sees objects leave and join its selection", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("web1", "web")).ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("db1", "db")).ok());
+  InformerOptions options = TestOptions();
+  options.label_selector = "app=web";
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  CHECK(informer.GetIndexer().ListKeys() == std::vector<std::string>{"ns/web1"});
+  REQUIRE(client.Patch(resources::Pods(), "ns", "web1", PatchType::kMerge,
+                       {{"metadata", {{"labels", {{"app", "db"}}}}}})
+              .ok());
+  REQUIRE(client.Patch(resources::Pods(), "ns", "db1", PatchType::kMerge,
+                       {{"metadata", {{"labels", {{"app", "web"}}}}}})
+              .ok());
+  REQUIRE(Eventually([&] { return log.Size() == 3; }));
+  CHECK(log.Entries()[1].op == "delete");
+  CHECK(log.Entries()[2].op == "add");
+  CHECK(informer.GetIndexer().ListKeys() == std::vector<std::string>{"ns/db1"});
+}
+
+TEST_CASE("informer indexes by custom functions and serves them through the lister",
+          "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a", "web", "edge-1")).ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b", "web", "edge-2")).ok());
+  InformerOptions options = TestOptions();
+  options.indexers = {{"node", FieldIndexFunc("spec.nodeName")}};
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  auto on_edge1 = informer.GetLister().ByIndex("node", "edge-1");
+  REQUIRE(on_edge1.ok());
+  REQUIRE(on_edge1->size() == 1);
+  CHECK(Name(*(*on_edge1)[0]) == "a");
+  REQUIRE(client.Patch(resources::Pods(), "ns", "b", PatchType::kMerge,
+                       {{"spec", {{"nodeName", "edge-1"}}}})
+              .ok());
+  REQUIRE(Eventually([&] { return informer.GetLister().ByIndex("node", "edge-1")->size() == 2; }));
+  CHECK(informer.GetLister().ByIndex("node", "edge-2")->empty());
+}
+
+TEST_CASE("a throwing handler does not stop delivery", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
+  std::atomic<int> calls{0};
+  ResourceEventHandlerFuncs funcs;
+  funcs.on_add = [&](const ObjectPtr&) {
+    if (++calls == 1) throw std::runtime_error("handler bug");
+  };
+  informer.AddEventHandler(funcs);
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
+  REQUIRE(Eventually([&] { return calls.load() == 2; }));
+}
+
+TEST_CASE("WaitForCacheSync gives up at the deadline when lists keep failing", "[informer]") {
+  FakeKubeClient client;
+  client.FailNext(Verb::kList, 1000, absl::UnavailableError("down"), "pods");
+  REQUIRE(client.Create(resources::ConfigMaps(), "ns", {{"metadata", {{"name", "c"}}}}).ok());
+  SharedInformer pods(&client, resources::Pods(), {}, Clock::Real());
+  SharedInformer configmaps(&client, resources::ConfigMaps(), {}, Clock::Real());
+  pods.Start();
+  configmaps.Start();
+  CHECK(configmaps.WaitForSync(absl::Now() + absl::Seconds(10)));
+  const absl::Time start = absl::Now();
+  CHECK_FALSE(WaitForCacheSync({&configmaps, &pods}, absl::Now() + absl::Milliseconds(200)));
+  CHECK(absl::Now() - start < absl::Seconds(5));
+  CHECK_FALSE(pods.HasSynced());
+}
+
+TEST_CASE("informer factory shares one informer per resource and selection", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  SharedInformerFactory factory(&client, &clock);
+  SharedInformer* pods = factory.Informer(resources::Pods());
+  CHECK(factory.Informer(resources::Pods()) == pods);
+  InformerOptions selected;
+  selected.label_selector = "app=web";
+  SharedInformer* web = factory.Informer(resources::Pods(), selected);
+  CHECK(web != pods);
+  factory.Start();
+  SharedInformer* late = factory.Informer(resources::ConfigMaps());  // Started on creation.
+  CHECK(factory.WaitForCacheSync(clock.Now() + absl::Hours(1)));
+  CHECK(late->HasSynced());
+  CHECK(pods->GetIndexer().Size() == 1);
+  CHECK(client.CountActions(Verb::kList, "pods") == 2);  // One per distinct informer.
+  factory.Stop();
+}
+
+}  // namespace
+}  // namespace nereid::kube
