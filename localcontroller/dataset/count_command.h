@@ -1,0 +1,25 @@
+#pragma once
+
+// `localcontroller count`: prints the sample count the LC would report for a dataset url, for
+// operators checking a dataset and for the benchmarks.
+//
+//   localcontroller count --format F [--host-root DIR] [--checkpoint FILE] [--json] [--no-mmap]
+//                         [--max-bytes N] [--timeout SECONDS] URL
+//
+// URL is a dataset url exactly as in spec.url: a host path is resolved under --host-root (default
+// /rootfs, as in the LC container; use --host-root / on the host itself), http(s) is downloaded.
+// --checkpoint FILE reads the previous checkpoint from FILE (if it exists) and writes the new one,
+// so repeated runs count incrementally like the LC does.
+// Exit status: 0 with the count on stdout; 1 with "error: <Reason>: <message>" on stderr when the
+// LC would report an error; 2 for a usage error.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace nereid::lc::dataset {
+
+int RunCountCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+void PrintCountUsage(std::ostream& out);
+
+}  // namespace nereid::lc::dataset
