@@ -7,3 +7,4 @@ nereid_test(kube_fake_client_test SOURCES fake_kube_client_test.cc
 nereid_test(kube_indexer_test SOURCES indexer_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
 nereid_test(kube_reflector_test SOURCES reflector_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
 nereid_test(kube_informer_test SOURCES informer_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
+nereid_test(kube_controller_test SOURCES controller_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
