@@ -8,3 +8,5 @@ nereid_test(kube_indexer_test SOURCES indexer_test.cc LIBS ${NEREID_KUBE_RUNTIME
 nereid_test(kube_reflector_test SOURCES reflector_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
 nereid_test(kube_informer_test SOURCES informer_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
 nereid_test(kube_controller_test SOURCES controller_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
+nereid_test(kube_leader_election_test SOURCES leader_election_test.cc
+  LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
