@@ -193,9 +193,10 @@ void EventRecorder::Run() {
 
 absl::Status EventRecorder::WithRetries(const std::function<absl::Status()>& attempt) {
   absl::Status status;
-  for (int i = 0; i < std::max(1, options_.max_attempts); ++i) {
+  const int attempts = std::max(1, options_.max_attempts);
+  for (int i = 0; i < attempts; ++i) {
     status = attempt();
-    if (!Retriable(status)) return status;
+    if (!Retriable(status) || i + 1 == attempts) return status;
     absl::MutexLock lock(&mu_);
     if (stopping_) return status;  // Shutting down: one attempt only.
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopping_),

@@ -10,3 +10,5 @@ nereid_test(kube_informer_test SOURCES informer_test.cc LIBS ${NEREID_KUBE_RUNTI
 nereid_test(kube_controller_test SOURCES controller_test.cc LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
 nereid_test(kube_leader_election_test SOURCES leader_election_test.cc
   LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
+nereid_test(kube_event_recorder_test SOURCES event_recorder_test.cc
+  LIBS ${NEREID_KUBE_RUNTIME_TEST_LIBS})
