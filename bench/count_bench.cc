@@ -7,13 +7,15 @@
 // fresh temporary directory under --dir (default $TMPDIR or /tmp), reads it once to warm the page
 // cache, then runs `wc -l FILE`, `localcontroller count` and `localcontroller count --no-mmap`
 // alternately --reps times (default 7), checks every count against what the generator wrote, and
-// prints the median throughput and the ratio to wc -l. Then it appends 1 MiB to the txt file and
+// prints the median wall-clock throughput and the ratio to wc -l (the target), plus the ratio of
+// median CPU time (user + system), which is steadier on a machine shared with other work. Then it appends 1 MiB to the txt file and
 // recounts from the checkpoint, against counting a 1 MiB file alone (in process, so process start-up
 // does not hide the difference; the CLI with --checkpoint is shown too). The directory is removed at
 // the end. Exit status: 1 if a count is wrong; with --enforce also if a target is missed.
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -63,8 +65,14 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// Runs argv, returns (seconds, stdout) or nullopt if it did not exit 0.
-std::optional<std::pair<double, std::string>> RunTimed(const std::vector<std::string>& args) {
+struct Timed {
+  double wall = 0;  // seconds
+  double cpu = 0;   // user + system seconds of the child
+  std::string out;
+};
+
+// Runs argv; nullopt if it did not exit 0.
+std::optional<Timed> RunTimed(const std::vector<std::string>& args) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return std::nullopt;
   posix_spawn_file_actions_t actions;
@@ -86,10 +94,15 @@ std::optional<std::pair<double, std::string>> RunTimed(const std::vector<std::st
   close(pipe_fds[0]);
   if (rc != 0) return std::nullopt;
   int status = 0;
-  waitpid(pid, &status, 0);
-  const double elapsed = Now() - start;
+  rusage usage = {};
+  wait4(pid, &status, 0, &usage);
+  Timed t;
+  t.wall = Now() - start;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return std::make_pair(elapsed, out);
+  t.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  t.out = std::move(out);
+  return t;
 }
 
 uint64_t FirstNumber(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 10); }
@@ -251,8 +264,8 @@ int main(int argc, char** argv) {
 
   bool counts_ok = true;
   bool targets_ok = true;
-  std::printf("%-6s %10s %12s %14s %20s %8s %8s %7s\n", "format", "MiB", "wc -l MB/s",
-              "lc count MB/s", "lc --no-mmap MB/s", "ratio", "target", "result");
+  std::printf("%-6s %6s %11s %14s %8s %18s %10s %7s %7s\n", "format", "MiB", "wc -l MB/s",
+              "lc count MB/s", "ratio", "lc --no-mmap MB/s", "cpu ratio", "target", "result");
   Generated txt;
   for (const std::string format : {"txt", "jsonl", "csv"}) {
     const Generated g = Generate(tmp.path + "/data." + format, format, opt.size);
@@ -263,7 +276,7 @@ int main(int argc, char** argv) {
                                          "--host-root", "/", g.path};
     std::vector<std::string> lc_read = lc;
     lc_read.insert(lc_read.begin() + 2, "--no-mmap");
-    std::vector<double> t_wc, t_lc, t_read;
+    std::vector<double> t_wc, t_lc, t_read, c_wc, c_lc;
     for (int rep = -1; rep < opt.reps; ++rep) {  // rep -1: untimed warm-up of each command
       auto a = RunTimed(wc);
       auto b = RunTimed(lc);
@@ -272,18 +285,20 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: a command failed\n", format.c_str());
         return 1;
       }
-      if (FirstNumber(a->second) != g.newlines || FirstNumber(b->second) != g.samples ||
-          FirstNumber(c->second) != g.samples) {
+      if (FirstNumber(a->out) != g.newlines || FirstNumber(b->out) != g.samples ||
+          FirstNumber(c->out) != g.samples) {
         std::fprintf(stderr, "%s: wrong count: wc %s lc %s lc --no-mmap %s; expected %lu / %lu\n",
-                     format.c_str(), a->second.c_str(), b->second.c_str(), c->second.c_str(),
+                     format.c_str(), a->out.c_str(), b->out.c_str(), c->out.c_str(),
                      static_cast<unsigned long>(g.newlines),
                      static_cast<unsigned long>(g.samples));
         counts_ok = false;
       }
       if (rep < 0) continue;
-      t_wc.push_back(a->first);
-      t_lc.push_back(b->first);
-      t_read.push_back(c->first);
+      t_wc.push_back(a->wall);
+      t_lc.push_back(b->wall);
+      t_read.push_back(c->wall);
+      c_wc.push_back(a->cpu);
+      c_lc.push_back(b->cpu);
     }
     const double mb = static_cast<double>(g.bytes) / 1e6;
     const double wc_mbs = mb / Median(t_wc);
@@ -293,9 +308,10 @@ int main(int argc, char** argv) {
     const double target = format == "csv" ? 0.5 : 1.5;
     const bool pass = ratio >= target;
     targets_ok = targets_ok && pass;
-    std::printf("%-6s %10.0f %12.0f %14.0f %20.0f %7.2fx %7.1fx %7s\n", format.c_str(),
-                static_cast<double>(g.bytes) / (1 << 20), wc_mbs, lc_mbs, read_mbs, ratio, target,
-                pass ? "ok" : "MISSED");
+    const double cpu_ratio = Median(c_wc) / Median(c_lc);
+    std::printf("%-6s %6.0f %11.0f %14.0f %7.2fx %18.0f %9.2fx %6.1fx %7s\n", format.c_str(),
+                static_cast<double>(g.bytes) / (1 << 20), wc_mbs, lc_mbs, ratio, read_mbs,
+                cpu_ratio, target, pass ? "ok" : "MISSED");
   }
 
   // Incremental: append 1 MiB to the txt file and recount from the checkpoint, vs a 1 MiB file.
@@ -345,8 +361,8 @@ int main(int argc, char** argv) {
     auto cli_a = RunTimed(cli_inc);
     auto cli_b = RunTimed(cli_small);
     if (!inc.ok() || !alone.ok() || !cli_a || !cli_b || inc->count != expected ||
-        !inc->incremental || alone->count != small.samples || FirstNumber(cli_a->second) != expected ||
-        FirstNumber(cli_b->second) != small.samples) {
+        !inc->incremental || alone->count != small.samples || FirstNumber(cli_a->out) != expected ||
+        FirstNumber(cli_b->out) != small.samples) {
       std::fprintf(stderr, "incremental: wrong count or not incremental\n");
       counts_ok = false;
       break;
@@ -355,8 +371,8 @@ int main(int argc, char** argv) {
     if (rep < 0) continue;
     t_inc.push_back(t1 - t0);
     t_small.push_back(t2 - t1);
-    t_inc_cli.push_back(cli_a->first);
-    t_small_cli.push_back(cli_b->first);
+    t_inc_cli.push_back(cli_a->wall);
+    t_small_cli.push_back(cli_b->wall);
   }
   if (!t_inc.empty()) {
     const double ratio = Median(t_inc) / Median(t_small);

@@ -100,7 +100,7 @@ void DatasetMonitor::Upsert(const DatasetSpec& spec, std::optional<Prior> prior)
   t.checkpoint.reset();
   t.dirty = true;
   t.scanned = false;
-  if (in_flight_ == spec.key) cancel_scan_ = true;
+  if (scanning_ == spec.key) cancel_scan_ = true;
   wake_ = true;
 }
 
@@ -108,9 +108,11 @@ void DatasetMonitor::Remove(const std::string& key) {
   absl::MutexLock lock(&mu_);
   if (datasets_.erase(key) == 0) return;
   if (watcher_) watcher_->Unwatch(key);
-  if (in_flight_ == key) {
-    cancel_scan_ = true;
-    auto done = [this, &key]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ != key; };
+  // A count in progress is cancelled and its result dropped; a report being delivered is waited
+  // for (callbacks are short), so no callback for `key` starts or runs after this returns.
+  if (scanning_ == key) cancel_scan_ = true;
+  if (reporting_ == key) {
+    auto done = [this, &key]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return reporting_ != key; };
     mu_.Await(absl::Condition(&done));
   }
 }
@@ -207,7 +209,7 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   const uint64_t generation = t.generation;
   const std::optional<Checkpoint> previous = t.checkpoint;
   const bool watching = watcher_ != nullptr;
-  in_flight_ = key;
+  scanning_ = key;
   cancel_scan_ = false;
 
   mu_.Unlock();
@@ -234,7 +236,7 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   if (it == datasets_.end() || it->second.generation != generation || stopping_) {
     // Removed, changed or stopping meanwhile: this result is stale.
     if (watching && it == datasets_.end()) watcher_->Unwatch(key);
-    in_flight_.clear();
+    scanning_.clear();
     return;
   }
   Tracked& current = it->second;
@@ -247,7 +249,7 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
     if (reason == "FileChanged" || reason == "Cancelled") {
       // Transient: the file moved under the scan. Not a result; look again soon.
       current.dirty = reason == "FileChanged";
-      in_flight_.clear();
+      scanning_.clear();
       return;
     }
   }
@@ -285,12 +287,14 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
     }
   }
 
-  // Callbacks without the lock; in_flight_ stays set so Remove(key) waits for them.
+  // Callbacks without the lock; reporting_ makes Remove(key) wait for them.
+  scanning_.clear();
+  reporting_ = key;
   mu_.Unlock();
   if (!checkpoint_data.empty() && options_.on_checkpoint) options_.on_checkpoint(key, checkpoint_data);
   if (emit && options_.on_report) options_.on_report(report);
   mu_.Lock();
-  in_flight_.clear();
+  reporting_.clear();
 }
 
 }  // namespace nereid::lc::dataset

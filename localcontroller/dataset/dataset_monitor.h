@@ -10,7 +10,11 @@
 // Threads: one scanner thread ("dataset-scan") does every count, one at a time, so the callers
 // (cloud link, REST) never block on disk or network; the watcher has its own thread that only
 // marks datasets dirty. Callbacks run on the scanner thread without the monitor's lock held; they
-// must not block for long and must not call Remove()/Stop() (which wait for an in-flight scan).
+// must not block for long and must not call Remove() or Stop() (Remove waits for a callback of the
+// dataset being removed to finish; Stop joins the scanner thread). Remove cancels a count in
+// progress; Stop cancels it too, but an http transfer only notices between chunks, so Stop can take
+// up to the http read timeout. One scanner thread means one slow dataset (a large or slow http
+// download) delays the others' scans; local counts take milliseconds per GiB from the page cache.
 // Timing uses the injected Clock, so tests drive the period with a FakeClock.
 
 #include <atomic>
@@ -102,7 +106,8 @@ class DatasetMonitor {
 
   // Adds a dataset or changes its spec (a changed spec drops the checkpoint and rescans now).
   void Upsert(const DatasetSpec& spec, std::optional<Prior> prior = std::nullopt);
-  // Stops tracking; once it returns no callback for `key` runs any more.
+  // Stops tracking; once it returns no callback for `key` runs any more. Does not wait for a count
+  // in progress (it is cancelled and its result dropped).
   void Remove(const std::string& key);
   // Rescans soon (respecting min_interval).
   void RequestRescan(const std::string& key);
@@ -146,7 +151,8 @@ class DatasetMonitor {
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
-  std::string in_flight_ ABSL_GUARDED_BY(mu_);  // key being scanned or reported, "" if none
+  std::string scanning_ ABSL_GUARDED_BY(mu_);   // key being counted, "" if none
+  std::string reporting_ ABSL_GUARDED_BY(mu_);  // key whose callbacks are running, "" if none
   Stats stats_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> cancel_scan_{false};
   std::thread thread_;

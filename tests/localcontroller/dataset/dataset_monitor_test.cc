@@ -12,6 +12,7 @@
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/inotify_watcher.h"
 #include "tests/localcontroller/dataset/temp_dir.h"
+#include "tests/localcontroller/dataset/test_http_server.h"
 
 namespace nereid::lc::dataset {
 namespace {
@@ -257,6 +258,31 @@ TEST_CASE("inotify changes trigger rescans without waiting for the period", "[mo
     return last.has_value() && ReasonOf(last->status) == "PathNotFound";
   }));
   monitor.Stop();
+}
+
+TEST_CASE("Remove does not wait for a slow count, and its result is dropped", "[monitor]") {
+  TempDir root;
+  testing::TestServer server;
+  server.server().Get("/slow.txt", [&](const httplib::Request&, httplib::Response& res) {
+    ++server.requests();
+    server.release().WaitForNotificationWithTimeout(absl::Seconds(10));
+    res.set_content("a\nb\n", "text/plain");
+  });
+  Reports reports;
+  FakeClock clock;
+  DatasetMonitor::Options options = MakeOptions(root, &reports, &clock, false);
+  options.counter.http.read_timeout = absl::Seconds(20);
+  DatasetMonitor monitor(options);
+  monitor.Start();
+  monitor.Upsert({"ns/slow", server.Url("/slow.txt"), "txt"});
+  REQUIRE(Eventually([&] { return server.requests() == 1; }));  // the scanner is in the download
+  const absl::Time start = absl::Now();
+  monitor.Remove("ns/slow");
+  CHECK(absl::Now() - start < absl::Seconds(5));
+  server.release().Notify();  // the download completes now; its result must be dropped
+  REQUIRE(Eventually([&] { return monitor.stats().scans == 1; }));
+  monitor.Stop();
+  CHECK(reports.size() == 0);
 }
 
 TEST_CASE("the inotify watcher shares directory watches and reports by name", "[inotify]") {

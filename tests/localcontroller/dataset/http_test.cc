@@ -13,40 +13,12 @@
 #include "httplib.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/sample_counter.h"
+#include "tests/localcontroller/dataset/test_http_server.h"
 
 namespace nereid::lc::dataset {
 namespace {
 
-class TestServer {
- public:
-  TestServer() {
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!server_.is_running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(1));
-    REQUIRE(server_.is_running());
-  }
-  ~TestServer() {
-    release_.Notify();
-    server_.stop();
-    thread_.join();
-  }
-  httplib::Server& server() { return server_; }
-  std::string Url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-  int port() const { return port_; }
-  // Handlers that stall wait for this (bounded), so the server can always shut down.
-  absl::Notification& release() { return release_; }
-  std::atomic<int>& requests() { return requests_; }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  absl::Notification release_;
-  std::atomic<int> requests_{0};
-};
+using testing::TestServer;
 
 absl::StatusOr<CountResult> CountUrl(const std::string& url, const std::string& format,
                                      const HttpOptions& http = {},
