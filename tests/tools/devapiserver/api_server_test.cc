@@ -1,0 +1,179 @@
+#include "tools/devapiserver/api_server.h"
+
+#include <catch2/catch.hpp>
+#include <signal.h>
+
+#include <atomic>
+#include <thread>
+
+#include "httplib.h"
+#include "tests/tools/devapiserver/test_util.h"
+
+namespace nereid::devapi {
+namespace {
+
+// A real server on a free loopback port, driven over HTTP.
+class ServerFixture {
+ public:
+  explicit ServerFixture(size_t history = 1000) {
+    signal(SIGPIPE, SIG_IGN);
+    StoreOptions so;
+    so.history_size = history;
+    store = std::make_unique<Store>(&registry, so);
+    REQUIRE(store->Start().ok());
+    ApiServerOptions o;
+    o.threads = 16;
+    o.heartbeat_interval = absl::Milliseconds(50);
+    o.bookmark_interval = absl::Milliseconds(50);
+    server = std::make_unique<ApiServer>(store.get(), o);
+    auto port_or = server->Bind();
+    REQUIRE(port_or.ok());
+    port = *port_or;
+    thread = std::thread([this] { (void)server->Run(); });
+    absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (!server->running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+    REQUIRE(server->running());
+  }
+  ~ServerFixture() {
+    server->Stop();
+    thread.join();
+  }
+  httplib::Client Client() {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(10);
+    return c;
+  }
+
+  Registry registry;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<ApiServer> server;
+  int port = 0;
+  std::thread thread;
+};
+
+Json Body(const httplib::Result& r) { return Json::parse(r->body, nullptr, false); }
+
+TEST_CASE("http: health, version, discovery") {
+  ServerFixture s;
+  auto c = s.Client();
+  auto health = c.Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  auto version = c.Get("/version");
+  REQUIRE(version);
+  CHECK(Body(version)["major"] == "1");
+  auto api = c.Get("/api");
+  REQUIRE(api);
+  CHECK(Body(api)["versions"][0] == "v1");
+  auto v1 = c.Get("/api/v1");
+  REQUIRE(v1);
+  bool pods_status = false;
+  Json v1_doc = Body(v1);
+  for (const Json& r : v1_doc["resources"]) pods_status |= r["name"] == "pods/status";
+  CHECK(pods_status);
+  auto groups = c.Get("/apis");
+  REQUIRE(groups);
+  bool apps = false;
+  Json groups_doc = Body(groups);
+  for (const Json& g : groups_doc["groups"]) apps |= g["name"] == "apps";
+  CHECK(apps);
+  auto missing = c.Get("/apis/nope.io/v1");
+  REQUIRE(missing);
+  CHECK(missing->status == 404);
+  CHECK(Body(missing)["kind"] == "Status");
+  CHECK(Body(missing)["reason"] == "NotFound");
+}
+
+TEST_CASE("http: CRUD with Status errors, tables and methods") {
+  ServerFixture s;
+  auto c = s.Client();
+  auto created = c.Post("/api/v1/namespaces/default/configmaps",
+                        R"({"metadata":{"name":"a"},"data":{"k":"v"}})", "application/json");
+  REQUIRE(created);
+  CHECK(created->status == 201);
+  CHECK(Body(created)["kind"] == "ConfigMap");
+  auto dup = c.Post("/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"a"}})",
+                    "application/json");
+  REQUIRE(dup);
+  CHECK(dup->status == 409);
+  CHECK(Body(dup)["reason"] == "AlreadyExists");
+  auto garbage = c.Post("/api/v1/namespaces/default/configmaps", "{not json", "application/json");
+  REQUIRE(garbage);
+  CHECK(garbage->status == 400);
+  auto table = c.Get("/api/v1/namespaces/default/configmaps",
+                     {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}});
+  REQUIRE(table);
+  CHECK(Body(table)["kind"] == "Table");
+  CHECK(Body(table)["rows"][0]["cells"][0] == "a");
+  auto patched = c.Patch("/api/v1/namespaces/default/configmaps/a", R"({"data":{"k":"w"}})",
+                         "application/merge-patch+json");
+  REQUIRE(patched);
+  CHECK(patched->status == 200);
+  CHECK(Body(patched)["data"]["k"] == "w");
+  auto ssa = c.Patch("/api/v1/namespaces/default/configmaps/a", "{}", "application/apply-patch+yaml");
+  REQUIRE(ssa);
+  CHECK(ssa->status == 415);
+  auto wrong_method = c.Post("/api/v1/namespaces/default/configmaps/a", "{}", "application/json");
+  REQUIRE(wrong_method);
+  CHECK(wrong_method->status == 405);
+  CHECK(Body(wrong_method)["reason"] == "MethodNotAllowed");
+  auto del = c.Delete("/api/v1/namespaces/default/configmaps/a");
+  REQUIRE(del);
+  CHECK(del->status == 200);
+  auto gone = c.Get("/api/v1/namespaces/default/configmaps/a");
+  REQUIRE(gone);
+  CHECK(gone->status == 404);
+}
+
+TEST_CASE("http: watch streams one event per line and notices a vanished client") {
+  ServerFixture s;
+  std::atomic<bool> got_event{false};
+  std::string received;
+  std::thread watcher([&] {
+    auto c = s.Client();
+    c.Get("/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=10",
+          [&](const char* data, size_t len) {
+            received.append(data, len);
+            if (received.find("\"ADDED\"") != std::string::npos) {
+              got_event = true;
+              return false;  // hang up
+            }
+            return true;
+          });
+  });
+  absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (s.store->WatcherCount() == 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+  REQUIRE(s.store->WatcherCount() == 1);
+  auto c = s.Client();
+  REQUIRE(c.Post("/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"w"}})", "application/json"));
+  watcher.join();
+  CHECK(got_event);
+  // Lines are newline-terminated JSON events (bookmarks may come first).
+  CHECK(received.find("{\"object\":") != std::string::npos);
+  CHECK(received.back() == '\n');
+  // The server notices the hang-up on its next write (bookmark/heartbeat) and drops the watcher.
+  deadline = absl::Now() + absl::Seconds(10);
+  while (s.store->WatcherCount() != 0 && absl::Now() < deadline) {
+    // WatcherCount counts registered watchers; closed ones are pruned on the next publish.
+    (void)c.Post("/api/v1/namespaces/default/configmaps", R"({"metadata":{"generateName":"tick-"}})",
+                 "application/json");
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  CHECK(s.store->WatcherCount() == 0);
+}
+
+TEST_CASE("http: watch from a too-old version is 410") {
+  ServerFixture s(/*history=*/2);
+  auto c = s.Client();
+  for (const char* body : {R"({"metadata":{"name":"a"}})", R"({"metadata":{"name":"b"}})",
+                           R"({"metadata":{"name":"c"}})"}) {
+    REQUIRE(c.Post("/api/v1/namespaces/default/configmaps", body, "application/json"));
+  }
+  auto r = c.Get("/api/v1/configmaps?watch=1&resourceVersion=1");
+  REQUIRE(r);
+  CHECK(r->status == 410);
+  CHECK(Body(r)["reason"] == "Expired");
+}
+
+}  // namespace
+}  // namespace nereid::devapi

@@ -1,0 +1,57 @@
+#pragma once
+
+// The HTTP front of devapiserver: Kubernetes REST paths, discovery, health, OpenAPI index, tables
+// and streaming watches over cpp-httplib, on top of a Store. Every error body is a metav1.Status.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/time/clock.h"
+#include "tools/devapiserver/storage.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace nereid::devapi {
+
+struct ApiServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;                  // 0: any free port
+  std::string tls_cert_file;     // both set: HTTPS
+  std::string tls_key_file;
+  size_t threads = 64;           // each open watch holds one; keep well above expected watches
+  absl::Duration bookmark_interval = absl::Seconds(15);
+  absl::Duration heartbeat_interval = absl::Seconds(15);
+  // Upper bound for a watch without timeoutSeconds (upstream: 30–60 min).
+  absl::Duration max_watch_timeout = absl::Minutes(30);
+  Clock* clock = Clock::Real();
+};
+
+class ApiServer {
+ public:
+  ApiServer(Store* store, ApiServerOptions options);
+  ~ApiServer();
+
+  // Binds the listening socket; returns the port.
+  absl::StatusOr<int> Bind();
+  // Serves until Stop(); call after Bind().
+  absl::Status Run();
+  // Ends watches, then stops the listener; Run() returns. Safe from any thread.
+  void Stop();
+  bool running() const;
+  // "http://127.0.0.1:41233"
+  std::string url() const;
+
+ private:
+  class Handler;
+  Store* store_;
+  ApiServerOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<Handler> handler_;
+  int port_ = 0;
+};
+
+}  // namespace nereid::devapi

@@ -1,0 +1,37 @@
+#pragma once
+
+// devapiserver's command line, parsed into a Config (main.cc stays thin).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace nereid::devapi {
+
+struct Config {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string data_file;
+  std::string kubeconfig_out;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
+  bool allow_non_loopback = false;
+  size_t watch_history = 10000;
+  absl::Duration bookmark_interval = absl::Seconds(15);
+  absl::Duration heartbeat_interval = absl::Seconds(15);
+  absl::Duration max_watch_timeout = absl::Minutes(30);
+  size_t threads = 64;
+  std::string log_level;
+  bool help = false;
+};
+
+std::string Usage();
+// Errors are InvalidArgument with a message fit for stderr.
+absl::StatusOr<Config> ParseFlags(const std::vector<std::string>& args);
+bool IsLoopback(const std::string& host);
+
+}  // namespace nereid::devapi
