@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/strings/str_cat.h"
 #include "localcontroller/dataset/errors.h"
 
@@ -50,10 +54,45 @@ std::string DecodeKey(const std::string& raw) {
 
 // The next '"' or '\\' in [p, end), or end.
 const uint8_t* FindQuoteOrBackslash(const uint8_t* p, const uint8_t* end) {
-  const void* q = std::memchr(p, '"', end - p);
-  const uint8_t* quote = q ? static_cast<const uint8_t*>(q) : end;
-  const void* b = std::memchr(p, '\\', quote - p);
-  return b ? static_cast<const uint8_t*>(b) : quote;
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const int mask = _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+  }
+#endif
+  for (; p < end; ++p) {
+    if (*p == '"' || *p == '\\') return p;
+  }
+  return end;
+}
+
+// The next byte that can change the nesting: '"' '[' ']' '{' '}', or end. ('[' and ']' differ
+// from '{' and '}' by 0x20, so one OR folds them.)
+const uint8_t* FindStructural(const uint8_t* p, const uint8_t* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i lower = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');
+  const __m128i close = _mm_set1_epi8('}');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i folded = _mm_or_si128(v, lower);
+    const __m128i hit = _mm_or_si128(
+        _mm_cmpeq_epi8(v, quote),
+        _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
+    const int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+  }
+#endif
+  for (; p < end; ++p) {
+    const uint8_t b = *p;
+    if (b == '"' || (b | 0x20) == '{' || (b | 0x20) == '}') return p;
+  }
+  return end;
 }
 
 }  // namespace
@@ -99,6 +138,15 @@ void CocoImagesCounter::Feed(const uint8_t* data, size_t size) {
       ++p;
       ++offset_;
       continue;
+    }
+    // Deeper than the top-level object and not directly inside the images array, only nesting
+    // and strings matter: skip everything else in bulk.
+    const size_t depth = stack_.size();
+    if (depth >= 2 && depth != images_depth_) {
+      const uint8_t* stop = FindStructural(p, end);
+      offset_ += stop - p;
+      p = stop;
+      if (p == end) break;
     }
     const uint8_t b = *p++;
     if (!IsJsonSpace(b)) OnStructural(b);

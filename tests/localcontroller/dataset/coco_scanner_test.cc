@@ -6,6 +6,7 @@
 #include <string>
 
 #include "localcontroller/dataset/errors.h"
+#include "nlohmann/json.hpp"
 
 namespace nereid::lc::dataset {
 namespace {
@@ -98,6 +99,62 @@ TEST_CASE("coco scanner agrees across random chunkings of a generated file", "[c
     absl::StatusOr<uint64_t> result = counter.Finish();
     REQUIRE(result.ok());
     CHECK(*result == 500);
+  }
+}
+
+}  // namespace
+}  // namespace nereid::lc::dataset
+
+namespace nereid::lc::dataset {
+namespace {
+
+// Random JSON values whose strings are full of brackets, quotes and backslashes, and whose
+// objects sometimes have an "images" key of their own.
+nlohmann::json RandomValue(std::mt19937& rng, int depth) {
+  const std::vector<std::string> strings = {"[", "]", "{", "}", "\"", "\\", "images", "\"images\": [",
+                                            "a,b", "\\\"]", "x\ny", "\u00e9"};
+  switch (depth >= 4 ? rng() % 3 : rng() % 5) {
+    case 0: return static_cast<int>(rng() % 1000) - 500;
+    case 1: return strings[rng() % strings.size()] + strings[rng() % strings.size()];
+    case 2: return rng() % 2 == 0 ? nlohmann::json(nullptr) : nlohmann::json(rng() % 2 == 0);
+    case 3: {
+      nlohmann::json a = nlohmann::json::array();
+      for (size_t i = 0, n = rng() % 5; i < n; ++i) a.push_back(RandomValue(rng, depth + 1));
+      return a;
+    }
+    default: {
+      nlohmann::json o = nlohmann::json::object();
+      for (size_t i = 0, n = rng() % 5; i < n; ++i) {
+        o[rng() % 4 == 0 ? "images" : strings[rng() % strings.size()] + std::to_string(i)] =
+            RandomValue(rng, depth + 1);
+      }
+      return o;
+    }
+  }
+}
+
+TEST_CASE("coco scanner matches a JSON parser on random documents", "[coco]") {
+  std::mt19937 rng(99);
+  for (int round = 0; round < 300; ++round) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (int i = 0, n = static_cast<int>(rng() % 6); i < n; ++i) {
+      doc["k" + std::to_string(i)] = RandomValue(rng, 1);
+    }
+    nlohmann::json images = nlohmann::json::array();
+    for (size_t i = 0, n = rng() % 20; i < n; ++i) images.push_back(RandomValue(rng, 2));
+    doc["images"] = images;
+    const std::string text = doc.dump(rng() % 2 == 0 ? -1 : 1);
+    CocoImagesCounter counter;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const size_t n = std::min<size_t>(text.size() - pos, 1 + rng() % 40);
+      counter.Feed(reinterpret_cast<const uint8_t*>(text.data()) + pos, n);
+      pos += n;
+    }
+    absl::StatusOr<uint64_t> result = counter.Finish();
+    INFO(text);
+    REQUIRE(result.ok());
+    CHECK(*result == images.size());
   }
 }
 
