@@ -1,0 +1,128 @@
+#include <catch2/catch.hpp>
+
+#include "common/api/yaml_json.h"
+
+namespace nereid::api {
+namespace {
+
+using kube::Json;
+
+Json One(const std::string& yaml) {
+  auto docs = YamlToJson(yaml);
+  REQUIRE(docs.ok());
+  REQUIRE(docs->size() == 1);
+  return (*docs)[0];
+}
+
+TEST_CASE("plain scalars are typed by the YAML 1.2 core schema") {
+  Json j = One(R"(
+int: 42
+neg: -7
+hex: 0x1F
+oct: 0o17
+float: 0.8
+exp: 1e3
+dot: .5
+t: true
+f: False
+n: null
+tilde: ~
+empty:
+word: hello
+time: 02:00
+version: 1.2.3
+yes: yes
+)");
+  CHECK(j["int"] == 42);
+  CHECK(j["int"].is_number_integer());
+  CHECK(j["neg"] == -7);
+  CHECK(j["hex"] == 31);
+  CHECK(j["oct"] == 15);
+  CHECK(j["float"].is_number_float());
+  CHECK(j["float"].get<double>() == Approx(0.8));
+  CHECK(j["exp"].get<double>() == Approx(1000));
+  CHECK(j["dot"].get<double>() == Approx(0.5));
+  CHECK(j["t"] == true);
+  CHECK(j["f"] == false);
+  CHECK(j["n"].is_null());
+  CHECK(j["tilde"].is_null());
+  CHECK(j["empty"].is_null());
+  CHECK(j["word"] == "hello");
+  CHECK(j["time"] == "02:00");    // Not base 60 (that was YAML 1.1).
+  CHECK(j["version"] == "1.2.3");
+  CHECK(j["yes"] == "yes");       // Not a boolean in YAML 1.2.
+}
+
+TEST_CASE("quoted, block and explicitly tagged scalars") {
+  Json j = One(R"(
+quoted: "0.6"
+single: 'true'
+nullstr: "null"
+block: |
+  line one
+  line two
+folded: >-
+  a
+  b
+tagged: !!str 123
+tagged_int: !!int "12"
+)");
+  CHECK(j["quoted"] == "0.6");  // Kubernetes env values must stay strings.
+  CHECK(j["single"] == "true");
+  CHECK(j["nullstr"] == "null");
+  CHECK(j["block"] == "line one\nline two\n");
+  CHECK(j["folded"] == "a b");
+  CHECK(j["tagged"] == "123");
+  CHECK(j["tagged_int"] == 12);
+}
+
+TEST_CASE("nested structures, anchors and big numbers") {
+  Json j = One(R"(
+list: [1, "two", {three: 3}]
+base: &b {x: 1}
+copy: *b
+big: 18446744073709551615
+huge: 123456789012345678901234567890
+min: -9223372036854775808
+)");
+  CHECK(j["list"] == Json::parse(R"([1, "two", {"three": 3}])"));
+  CHECK(j["copy"] == Json{{"x", 1}});
+  CHECK(j["big"].is_number_unsigned());
+  CHECK(j["huge"].is_number_float());
+  CHECK(j["min"] == INT64_MIN);
+}
+
+TEST_CASE("multi-document streams skip empty documents") {
+  auto docs = YamlToJson("---\n---\na: 1\n---\n# only a comment\n---\nb: 2\n...\n");
+  REQUIRE(docs.ok());
+  REQUIRE(docs->size() == 2);
+  CHECK((*docs)[0] == Json{{"a", 1}});
+  CHECK((*docs)[1] == Json{{"b", 2}});
+  auto none = YamlToJson("");
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+}
+
+TEST_CASE("malformed YAML is a clear error, never an exception") {
+  auto bad = YamlToJson("a: [1, 2\nb: 3\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(bad.status().message()).find("line") != std::string::npos);
+
+  auto dup = YamlToJson("a: 1\na: 2\n");
+  REQUIRE_FALSE(dup.ok());
+  CHECK(std::string(dup.status().message()).find("duplicate key \"a\"") != std::string::npos);
+
+  auto complex_key = YamlToJson("? [1, 2]\n: x\n");
+  REQUIRE_FALSE(complex_key.ok());
+
+  auto bad_tag = YamlToJson("a: !!int abc\n");
+  REQUIRE_FALSE(bad_tag.ok());
+
+  auto missing = YamlFileToJson("/nonexistent/nereid.yaml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace nereid::api
