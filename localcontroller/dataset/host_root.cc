@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "localcontroller/dataset/errors.h"
 
@@ -112,17 +113,16 @@ absl::Status HostRoot::WalkPath(std::string_view path, Walk* walk) const {
                             absl::StrCat("path ", ToAbsl(path), ": more than ", kMaxSymlinks,
                                          " symlinks (a loop?)"));
       }
-      absl::StatusOr<std::string> target = ReadLink(fd.get());
-      if (!target.ok()) return target.status();
-      if (target->empty()) {
+      ASSIGN_OR_RETURN(const std::string target, ReadLink(fd.get()));
+      if (target.empty()) {
         return DatasetError(Reason::kPathNotFound,
                             absl::StrCat("path ", ToAbsl(path), ": empty symlink"));
       }
-      if ((*target)[0] == '/') {  // a host path: start again from the host root
+      if (target[0] == '/') {  // a host path: start again from the host root
         walk->names.clear();
         walk->fds.clear();
       }
-      PushComponents(*target, &pending);
+      PushComponents(target, &pending);
       continue;
     }
     if (!pending.empty() && !S_ISDIR(st.st_mode)) {
@@ -142,18 +142,14 @@ absl::StatusOr<HostRoot::Entry> HostRoot::Resolve(std::string_view path) const {
   if (absl::Status s = WalkPath(path, &walk); !s.ok()) return s;
   Entry entry;
   entry.host_path = HostPathOf(walk.names);
-  if (walk.names.empty()) {
-    absl::StatusOr<UniqueFd> fd = Dup(fd_.get());
-    if (!fd.ok()) return fd.status();
-    entry.fd = std::move(*fd);
+  if (walk.names.empty()) {  // the host root itself
+    ASSIGN_OR_RETURN(entry.fd, Dup(fd_.get()));
   } else {
     entry.fd = std::move(walk.fds.back());
     walk.fds.pop_back();
     entry.name = walk.names.back();
     if (walk.fds.empty()) {
-      absl::StatusOr<UniqueFd> fd = Dup(fd_.get());
-      if (!fd.ok()) return fd.status();
-      entry.parent = std::move(*fd);
+      ASSIGN_OR_RETURN(entry.parent, Dup(fd_.get()));
     } else {
       entry.parent = std::move(walk.fds.back());
     }
