@@ -26,7 +26,9 @@ std::string Testdata(const std::string& name) { return kTestdata + "/" + name; }
 // One devapiserver process plus a kubectl bound to its generated kubeconfig.
 class DevApiServer {
  public:
-  explicit DevApiServer(const TempDir& dir, std::vector<std::string> extra = {}) : dir_(dir) {
+  explicit DevApiServer(const TempDir& dir, std::vector<std::string> extra = {},
+                        const std::string& scheme = "http")
+      : dir_(dir) {
     std::vector<std::string> argv = {kServerBin, "--listen", "127.0.0.1:0", "--kubeconfig-out",
                                      dir.File("kubeconfig")};
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -39,7 +41,7 @@ class DevApiServer {
     INFO(line.status().ToString());
     REQUIRE(line.ok());
     url_ = testing::ListenUrl(*line);
-    REQUIRE(url_.rfind("http://127.0.0.1:", 0) == 0);
+    REQUIRE(url_.rfind(scheme + "://127.0.0.1:", 0) == 0);
   }
 
   CommandResult Kubectl(std::vector<std::string> args, std::string_view stdin_data = "") {
@@ -246,6 +248,15 @@ TEST_CASE("kubectl: cascade delete removes owned objects; namespaces take their 
   CHECK(server.GetJson({"deployment", "web"})["spec"]["replicas"] == 4);
   CHECK(Contains(server.Ok({"get", "deployments", "-o", "wide"}), "nginx:2,busybox:1"));
 
+  // Typed-client generators send protobuf bodies.
+  server.Ok({"create", "namespace", "gen"});
+  server.Ok({"create", "configmap", "cfg", "-n", "gen", "--from-literal=k=v"});
+  server.Ok({"create", "secret", "generic", "sec", "-n", "gen", "--from-literal=user=admin"});
+  server.Ok({"create", "serviceaccount", "robot", "-n", "gen"});
+  CHECK(server.GetJson({"configmap", "cfg", "-n", "gen"})["data"]["k"] == "v");
+  CHECK(server.GetJson({"secret", "sec", "-n", "gen"})["data"]["user"] == "YWRtaW4=");
+  CHECK(Contains(server.Ok({"get", "serviceaccounts", "-n", "gen"}), "robot"));
+
   server.Ok({"apply", "-f", Testdata("namespace-team.yaml")});
   CHECK(Contains(server.Ok({"get", "configmaps", "-n", "team"}), "settings"));
   server.Ok({"delete", "namespace", "team", "--timeout=20s"});
@@ -277,6 +288,25 @@ TEST_CASE("devapiserver: --data survives a restart") {
     Json after = server.GetJson({"widget", "widget-a"});
     CHECK(std::stoll(after["metadata"]["resourceVersion"].get<std::string>()) > rv_before);
   }
+}
+
+TEST_CASE("devapiserver: HTTPS with a given certificate") {
+  TempDir dir = MakeDir();
+  auto cert = testing::RunCommand(
+      {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+       "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", dir.File("tls.key"),
+       "-out", dir.File("tls.crt")},
+      absl::Seconds(30));
+  REQUIRE(cert.ok());
+  if (cert->exit_code == 127) {
+    WARN("openssl not installed: HTTPS not tested");
+    return;
+  }
+  REQUIRE(cert->exit_code == 0);
+  DevApiServer server(dir, {"--tls-cert", dir.File("tls.crt"), "--tls-key", dir.File("tls.key"),
+                            "--tls-ca", dir.File("tls.crt")},
+                      /*scheme=*/"https");
+  CHECK(Contains(server.Ok({"get", "namespaces"}), "kube-system"));
 }
 
 TEST_CASE("devapiserver: --help says it is for development; bad flags fail clearly") {

@@ -17,6 +17,7 @@
 #include "httplib.h"
 #include "tools/devapiserver/discovery.h"
 #include "tools/devapiserver/patch.h"
+#include "tools/devapiserver/protobuf.h"
 #include "tools/devapiserver/table.h"
 
 namespace nereid::devapi {
@@ -137,6 +138,7 @@ bool WantsTable(const httplib::Request& req) {
 
 absl::StatusOr<Json> ParseBody(const httplib::Request& req) {
   std::string media = MediaType(req);
+  if (media == "application/vnd.kubernetes.protobuf") return DecodeKubeProtobuf(req.body);
   if (!media.empty() && media != "application/json" && !absl::EndsWith(media, "+json") &&
       media != "*/*") {
     return kube::MakeError("UnsupportedMediaType",

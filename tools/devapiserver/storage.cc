@@ -117,6 +117,19 @@ absl::Status Normalize(const ResourceType& type, std::string_view ns, Json& obje
   return absl::OkStatus();
 }
 
+// Secrets: stringData is a write-only convenience merged into data (base64), as upstream.
+void FoldStringData(const ResourceType& type, Json& object) {
+  if (!(type.builtin && type.resource.group.empty() && type.resource.resource == "secrets")) return;
+  auto sd = object.find("stringData");
+  if (sd == object.end()) return;
+  if (sd->is_object()) {
+    for (const auto& [k, v] : sd->items()) {
+      if (v.is_string()) object["data"][k] = absl::Base64Escape(v.get<std::string>());
+    }
+  }
+  object.erase("stringData");
+}
+
 bool HasOwner(const Json& obj, const std::string& uid) {
   for (const kube::OwnerReference& ref : kube::OwnerReferences(obj)) {
     if (ref.uid == uid) return true;
@@ -594,6 +607,7 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   } else if (type.builtin && r == "services") {
     if (!kube::FindPath(object, "spec.type")) object["spec"]["type"] = "ClusterIP";
   }
+  FoldStringData(type, object);
   RETURN_IF_ERROR(ValidateLocked(type, object, options));
   if (type.builtin && r == "customresourcedefinitions") {
     ASSIGN_OR_RETURN(ResourceType crd_type, TypeFromCrd(object));
@@ -684,6 +698,7 @@ absl::StatusOr<Json> Store::UpdateLocked(const ResourceType& type, const std::st
   next["metadata"].erase("managedFields");
   next["kind"] = type.resource.kind;
   if (!next.contains("apiVersion")) next["apiVersion"] = old.value("apiVersion", type.resource.ApiVersion());
+  FoldStringData(type, next);
   RETURN_IF_ERROR(ValidateLocked(type, next, options));
   if (SpecPart(type, next) != SpecPart(type, old)) {
     next["metadata"]["generation"] = kube::Generation(old) + 1;
@@ -861,6 +876,7 @@ absl::StatusOr<std::shared_ptr<Watcher>> Store::Watch(const ResourceType& type,
                                                       std::string api_version) {
   ASSIGN_OR_RETURN(Selection sel, MakeSelection(type, request));
   absl::MutexLock lock(&mu_);
+  if (shut_down_) return kube::MakeError("ServiceUnavailable", "the server is shutting down");
   const std::string& rv = request.resource_version;
   std::shared_ptr<Watcher> watcher;
   if (rv.empty() || rv == "0") {
@@ -900,6 +916,7 @@ size_t Store::WatcherCount() const {
 
 void Store::Shutdown() {
   absl::MutexLock lock(&mu_);
+  shut_down_ = true;
   hub_.CloseAll();
 }
 

@@ -171,6 +171,7 @@ class Store {
   std::map<std::string, Location> uids_ ABSL_GUARDED_BY(mu_);
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   WatchHub hub_ ABSL_GUARDED_BY(mu_);
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   absl::BitGen rng_ ABSL_GUARDED_BY(mu_);
 };
 

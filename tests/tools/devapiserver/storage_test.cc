@@ -61,6 +61,16 @@ TEST_CASE("create validates namespace and name") {
   CHECK(kube::Reason(f.store->Create(f.ConfigMaps(), "default", other_ns).status()) == "BadRequest");
 }
 
+TEST_CASE("secrets: stringData is folded into base64 data") {
+  StoreFixture f;
+  Json secret = {{"metadata", {{"name", "s"}}}, {"stringData", {{"user", "admin"}}}, {"data", {{"x", "eA=="}}}};
+  auto created = f.store->Create(f.Type("/secrets"), "default", secret);
+  REQUIRE(created.ok());
+  CHECK(kube::StringAt(*created, "data.user") == "YWRtaW4=");
+  CHECK(kube::StringAt(*created, "data.x") == "eA==");
+  CHECK(kube::FindPath(*created, "stringData") == nullptr);
+}
+
 TEST_CASE("generateName makes unique names") {
   StoreFixture f;
   std::set<std::string> names;
