@@ -424,7 +424,10 @@ void EdgeHub::AdmitReportLocked(const std::string& node, NodeState& state, Repor
   std::deque<ReportPtr>& queue = state.report_queues[key];
   for (const ReportPtr& queued : queue) {
     // A resend (after a reconnect) of a report still with the handler: its ACK will come.
-    if (queued->seq() == report->seq()) return;
+    if (queued->seq() == report->seq()) {
+      metrics_.reports_deduplicated().Increment();
+      return;
+    }
   }
   queue.push_back(report);
   ++state.pending_reports;

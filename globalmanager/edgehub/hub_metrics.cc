@@ -39,6 +39,12 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
   reports_accepted_ = &reports.Add({{"result", "accepted"}});
   reports_rejected_ = &reports.Add({{"result", "rejected"}});
   reports_retry_ = &reports.Add({{"result", "retry"}});
+  reports_deduplicated_ = &prometheus::BuildCounter()
+                               .Name("nereid_edgehub_reports_deduplicated_total")
+                               .Help("Resent reports that were still being written; not handed "
+                                     "over twice")
+                               .Register(r)
+                               .Add({});
   foreign_reports_ = &prometheus::BuildCounter()
                           .Name("nereid_edgehub_foreign_reports_total")
                           .Help("Reports refused because they were about another node's object")

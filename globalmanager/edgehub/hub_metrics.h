@@ -32,6 +32,8 @@ class HubMetrics {
   prometheus::Counter& reports_accepted() { return *reports_accepted_; }
   prometheus::Counter& reports_rejected() { return *reports_rejected_; }
   prometheus::Counter& reports_retry() { return *reports_retry_; }
+  // Resent reports (after a reconnect) that were still with the handler: not handed over twice.
+  prometheus::Counter& reports_deduplicated() { return *reports_deduplicated_; }
   // Reports about objects the hub sends to another node (refused).
   prometheus::Counter& foreign_reports() { return *foreign_reports_; }
   // Enqueue of a change -> its ACK (or NACK) received.
@@ -48,6 +50,7 @@ class HubMetrics {
   prometheus::Counter* reports_accepted_;
   prometheus::Counter* reports_rejected_;
   prometheus::Counter* reports_retry_;
+  prometheus::Counter* reports_deduplicated_;
   prometheus::Counter* foreign_reports_;
   prometheus::Histogram* dispatch_latency_;
 };

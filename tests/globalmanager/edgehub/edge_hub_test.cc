@@ -7,75 +7,20 @@
 
 #include "globalmanager/edgehub/server.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/globalmanager/edgehub/fake_report_handler.h"
 #include "tests/globalmanager/edgehub/test_node.h"
 
 namespace nereid::gm {
 namespace {
 
 namespace v1 = edge::v1;
-using testing::DatasetReport;
-using testing::DatasetResource;
-using testing::Item;
-using testing::TestCerts;
-using testing::TestNode;
-
-// Holds every report with its completion until the test completes it.
-class FakeReportHandler final : public ReportHandler {
- public:
-  struct Call {
-    std::string node;
-    std::shared_ptr<const v1::StatusReport> report;
-    ReportCompletion done;
-  };
-
-  void HandleReport(std::string_view node, std::shared_ptr<const v1::StatusReport> report,
-                    ReportCompletion done) override {
-    absl::MutexLock lock(&mu_);
-    calls_.push_back(Call{std::string(node), std::move(report), std::move(done)});
-  }
-
-  // Waits until at least n calls arrived; returns call n-1.
-  Call& WaitForCall(std::size_t n) {
-    absl::MutexLock lock(&mu_);
-    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_.size() >= n; };
-    REQUIRE(mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(10)));
-    return calls_[n - 1];
-  }
-  std::size_t calls() {
-    absl::MutexLock lock(&mu_);
-    return calls_.size();
-  }
-
- private:
-  absl::Mutex mu_;
-  std::deque<Call> calls_ ABSL_GUARDED_BY(mu_);
-};
-
-class RecordingListener final : public DeliveryListener {
- public:
-  void OnChangeAcked(std::string_view node, const v1::ObjectRef& ref, std::string_view version,
-                     bool removed) override {
-    absl::MutexLock lock(&mu_);
-    events_.push_back("ack " + std::string(node) + " " + ref.name() + "@" + std::string(version) +
-                      (removed ? " removed" : ""));
-  }
-  void OnChangeNacked(std::string_view node, const v1::ObjectRef& ref, std::string_view version,
-                      const absl::Status& error) override {
-    absl::MutexLock lock(&mu_);
-    events_.push_back("nack " + std::string(node) + " " + ref.name() + "@" + std::string(version) +
-                      ": " + std::string(error.message()));
-  }
-  std::vector<std::string> WaitForEvents(std::size_t n) {
-    absl::MutexLock lock(&mu_);
-    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return events_.size() >= n; };
-    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(10));
-    return events_;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::vector<std::string> events_ ABSL_GUARDED_BY(mu_);
-};
+using ::nereid::testing::DatasetReport;
+using ::nereid::gm::testing::FakeReportHandler;
+using ::nereid::gm::testing::RecordingListener;
+using ::nereid::testing::DatasetResource;
+using ::nereid::testing::Item;
+using ::nereid::testing::TestCerts;
+using ::nereid::testing::TestNode;
 
 struct Fixture {
   FakeReportHandler handler;
