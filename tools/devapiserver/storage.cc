@@ -595,7 +595,8 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   meta.erase("resourceVersion");
   // What each type's PrepareForCreate does upstream, for the fields clients look at.
   const std::string& r = type.resource.resource;
-  if (type.has_status) object.erase("status");
+  // Nodes keep the status they are registered with (kubelets create them that way).
+  if (type.has_status && !(type.builtin && r == "nodes")) object.erase("status");
   if (type.builtin && r == "pods") {
     object["status"] = {{"phase", "Pending"}, {"qosClass", "BestEffort"}};
   } else if (type.builtin && r == "namespaces") {
@@ -895,6 +896,11 @@ absl::StatusOr<std::shared_ptr<Watcher>> Store::Watch(const ResourceType& type,
     }
     if (from < hub_.floor()) {
       return kube::GoneError(absl::StrCat("too old resource version: ", from, " (", hub_.floor(), ")"));
+    }
+    if (from > version_) {
+      // A version this server never issued: it restarted without --data. Clients must relist.
+      return kube::GoneError(absl::StrCat("too large resource version: ", from, " (current ", version_,
+                                          "); the server may have restarted without --data"));
     }
     watcher = std::make_shared<Watcher>(sel, std::move(api_version), options_.max_watch_queue,
                                         std::max(from, hub_.floor()));

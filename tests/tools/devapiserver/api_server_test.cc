@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "httplib.h"
 #include "tests/tools/devapiserver/test_util.h"
@@ -15,14 +16,14 @@ namespace {
 // A real server on a free loopback port, driven over HTTP.
 class ServerFixture {
  public:
-  explicit ServerFixture(size_t history = 1000) {
+  explicit ServerFixture(size_t history = 1000, size_t threads = 16) {
     signal(SIGPIPE, SIG_IGN);
     StoreOptions so;
     so.history_size = history;
     store = std::make_unique<Store>(&registry, so);
     REQUIRE(store->Start().ok());
     ApiServerOptions o;
-    o.threads = 16;
+    o.threads = threads;
     o.heartbeat_interval = absl::Milliseconds(50);
     o.bookmark_interval = absl::Milliseconds(50);
     server = std::make_unique<ApiServer>(store.get(), o);
@@ -160,6 +161,31 @@ TEST_CASE("http: watch streams one event per line and notices a vanished client"
     absl::SleepFor(absl::Milliseconds(20));
   }
   CHECK(s.store->WatcherCount() == 0);
+}
+
+TEST_CASE("http: dozens of open watches do not starve normal requests") {
+  ServerFixture s(1000, /*threads=*/64);
+  constexpr int kWatches = 40;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> watchers;
+  for (int i = 0; i < kWatches; ++i) {
+    watchers.emplace_back([&] {
+      auto c = s.Client();
+      c.Get("/api/v1/configmaps?watch=true&timeoutSeconds=30",
+            [&](const char*, size_t) { return !stop.load(); });
+    });
+  }
+  absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (s.store->WatcherCount() < kWatches && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+  CHECK(s.store->WatcherCount() == kWatches);
+  auto c = s.Client();
+  absl::Time start = absl::Now();
+  auto r = c.Get("/api/v1/namespaces");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(absl::Now() - start < absl::Seconds(2));
+  stop = true;  // each watcher hangs up on its next heartbeat
+  for (std::thread& t : watchers) t.join();
 }
 
 TEST_CASE("http: watch from a too-old version is 410") {

@@ -150,6 +150,20 @@ TEST_CASE("generation bumps on spec changes only; no-op writes keep the version"
   CHECK(kube::StringAt(*r4, "status.phase") == "Running");
 }
 
+TEST_CASE("nodes keep the status they are created with; pods start Pending") {
+  StoreFixture f;
+  Json node = {{"metadata", {{"name", "edge-1"}}},
+               {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  auto n = f.store->Create(f.Type("/nodes"), "", node);
+  REQUIRE(n.ok());
+  CHECK(kube::FindPath(*n, "status.conditions") != nullptr);
+  CHECK(kube::Namespace(*n).empty());
+  Json pod = {{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Running"}}}};
+  auto p = f.store->Create(f.Pods(), "default", pod);
+  REQUIRE(p.ok());
+  CHECK(kube::StringAt(*p, "status.phase") == "Pending");
+}
+
 TEST_CASE("status subresource ignores spec; main resource ignores status") {
   StoreFixture f;
   f.InstallWidgets();

@@ -65,6 +65,8 @@ TEST_CASE("watch from a version replays what came after it; too old is 410") {
   REQUIRE(kube::IsGone(gone.status()));
   CHECK(kube::HttpCodeFor(gone.status()) == 410);
   CHECK(kube::Reason(gone.status()) == "Expired");
+  r.resource_version = std::to_string(f.store->CurrentVersion() + 100);  // from a previous life
+  CHECK(kube::IsGone(f.store->Watch(f.ConfigMaps(), r, "v1").status()));
   r.resource_version = "abc";
   CHECK(kube::Reason(f.store->Watch(f.ConfigMaps(), r, "v1").status()) == "BadRequest");
 }
