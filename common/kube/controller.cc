@@ -22,9 +22,7 @@ Controller::~Controller() { Stop(); }
 ResourceEventHandlerFuncs Controller::EnqueueHandler() {
   ResourceEventHandlerFuncs funcs;
   funcs.on_add = [this](const ObjectPtr& object) { queue_.Add(Key(*object)); };
-  funcs.on_update = [this](const ObjectPtr&, const ObjectPtr& object) {
-    queue_.Add(Key(*object));
-  };
+  funcs.on_update = [this](const ObjectPtr&, const ObjectPtr& object) { queue_.Add(Key(*object)); };
   funcs.on_delete = [this](const DeletedObject& deleted) {
     std::string key = DeletedKey(deleted);
     if (!key.empty()) queue_.Add(key);
@@ -58,9 +56,9 @@ absl::Status Controller::Start(const std::vector<SharedInformer*>& wait_for) {
     if (started_) return absl::OkStatus();
   }
   if (!WaitForCacheSync(wait_for, clock_->Now() + cache_sync_timeout_)) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("controller ", name_, ": caches did not sync within ",
-                     absl::FormatDuration(cache_sync_timeout_)));
+    return absl::DeadlineExceededError(absl::StrCat("controller ", name_,
+                                                    ": caches did not sync within ",
+                                                    absl::FormatDuration(cache_sync_timeout_)));
   }
   absl::MutexLock lock(&mu_);
   if (started_ || queue_.ShuttingDown()) return absl::OkStatus();

@@ -48,8 +48,8 @@ class Reconciler {
 };
 
 struct ControllerOptions {
-  int workers = 1;                   // controller-runtime's MaxConcurrentReconciles default.
-  Clock* clock = nullptr;            // nullptr: the real clock.
+  int workers = 1;         // controller-runtime's MaxConcurrentReconciles default.
+  Clock* clock = nullptr;  // nullptr: the real clock.
   std::unique_ptr<RateLimiter> rate_limiter;  // nullptr: DefaultControllerRateLimiter.
   absl::Duration cache_sync_timeout = absl::Minutes(2);
 };
@@ -58,8 +58,8 @@ class Controller {
  public:
   struct Stats {
     int64_t reconciles = 0;
-    int64_t errors = 0;      // Errors and exceptions (each retried rate-limited).
-    int64_t requeues = 0;    // requeue or requeue_after results.
+    int64_t errors = 0;    // Errors and exceptions (each retried rate-limited).
+    int64_t requeues = 0;  // requeue or requeue_after results.
   };
 
   Controller(std::string name, Reconciler* reconciler, ControllerOptions options = {});

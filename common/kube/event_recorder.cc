@@ -150,8 +150,8 @@ void EventRecorder::Record(const ObjectReference& object, EventType type, std::s
   std::unique_ptr<TokenBucket>* bucket = state_->buckets.Find(spam_key);
   if (bucket == nullptr) {
     const double qps = 1.0 / absl::ToDoubleSeconds(options_.refill_interval);
-    bucket = &state_->buckets.Put(spam_key,
-                                  std::make_unique<TokenBucket>(qps, options_.burst, clock_));
+    bucket =
+        &state_->buckets.Put(spam_key, std::make_unique<TokenBucket>(qps, options_.burst, clock_));
   }
   if (!(*bucket)->TryAcquire()) {
     ++stats_.dropped_rate_limited;
@@ -166,8 +166,7 @@ void EventRecorder::Record(const ObjectReference& object, EventType type, std::s
     return;
   }
   ++stats_.recorded;
-  queue_.push_back(
-      Pending{object, type, std::string(reason), std::string(message), now});
+  queue_.push_back(Pending{object, type, std::string(reason), std::string(message), now});
 }
 
 void EventRecorder::Run() {
@@ -176,9 +175,8 @@ void EventRecorder::Run() {
     Pending event;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !queue_.empty() || stopping_;
-      };
+      auto ready = [this]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || stopping_; };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // Stopping and drained.
       event = std::move(queue_.front());
@@ -230,8 +228,8 @@ void EventRecorder::Send(const Pending& event) {
     first_timestamp = aggregate->first_timestamp;
     const Json patch = {{"count", count}, {"lastTimestamp", timestamp}};
     absl::Status patched = WithRetries([&] {
-      return client_->Patch(resources::Events(), aggregate->ns, aggregate->name,
-                            PatchType::kMerge, patch)
+      return client_
+          ->Patch(resources::Events(), aggregate->ns, aggregate->name, PatchType::kMerge, patch)
           .status();
     });
     if (patched.ok()) {

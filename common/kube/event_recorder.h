@@ -47,14 +47,14 @@ struct ObjectReference {
 };
 
 struct EventRecorderOptions {
-  std::string component;            // source.component and reportingComponent, e.g. "nereid-gm".
-  std::string host;                 // source.host (optional).
-  std::string reporting_instance;   // e.g. the pod name (optional).
+  std::string component;           // source.component and reportingComponent, e.g. "nereid-gm".
+  std::string host;                // source.host (optional).
+  std::string reporting_instance;  // e.g. the pod name (optional).
   size_t queue_capacity = 1000;
-  int burst = 25;                                   // Per-object token bucket...
+  int burst = 25;                                     // Per-object token bucket...
   absl::Duration refill_interval = absl::Minutes(5);  // ...refilled one token per interval.
   absl::Duration aggregation_window = absl::Minutes(10);
-  size_t cache_size = 4096;         // Objects/events remembered for rate limits and aggregation.
+  size_t cache_size = 4096;  // Objects/events remembered for rate limits and aggregation.
   int max_attempts = 3;
   absl::Duration retry_interval = absl::Seconds(1);
 };
@@ -62,12 +62,12 @@ struct EventRecorderOptions {
 class EventRecorder {
  public:
   struct Stats {
-    int64_t recorded = 0;              // Accepted onto the queue.
+    int64_t recorded = 0;  // Accepted onto the queue.
     int64_t created = 0;
-    int64_t aggregated = 0;            // Patched into an existing Event.
+    int64_t aggregated = 0;  // Patched into an existing Event.
     int64_t dropped_rate_limited = 0;
     int64_t dropped_queue_full = 0;
-    int64_t failed = 0;                // Gave up after retries.
+    int64_t failed = 0;  // Gave up after retries.
   };
 
   EventRecorder(KubeClient* client, EventRecorderOptions options, Clock* clock = nullptr);

@@ -1,10 +1,10 @@
 #pragma once
 
-// Indexer: the informer's thread-safe cache (client-go tools/cache thread_safe_store.go + index.go).
-// It maps keys ("namespace/name") to immutable shared objects and maintains named secondary
-// indexes, each computed by an IndexFunc from an object to the index values it is filed under.
-// Objects are ObjectPtr (shared_ptr<const Json>): readers keep what they got even after the cache
-// moves on, and nobody modifies a cached object in place.
+// Indexer: the informer's thread-safe cache (client-go tools/cache thread_safe_store.go +
+// index.go). It maps keys ("namespace/name") to immutable shared objects and maintains named
+// secondary indexes, each computed by an IndexFunc from an object to the index values it is filed
+// under. Objects are ObjectPtr (shared_ptr<const Json>): readers keep what they got even after the
+// cache moves on, and nobody modifies a cached object in place.
 
 #include <functional>
 #include <map>
@@ -43,7 +43,7 @@ class Indexer {
   struct ReplaceResult {
     std::vector<ObjectPtr> added;
     std::vector<std::pair<ObjectPtr, ObjectPtr>> updated;  // (old, new), unchanged ones included
-    std::vector<ObjectPtr> deleted;                         // last known state
+    std::vector<ObjectPtr> deleted;                        // last known state
   };
 
   explicit Indexer(Indexers indexers = DefaultIndexers());
@@ -61,7 +61,7 @@ class Indexer {
   ReplaceResult Replace(std::vector<ObjectPtr> objects);
 
   ObjectPtr Get(const std::string& key) const;  // nullptr if absent
-  std::vector<ObjectPtr> List() const;           // in key order
+  std::vector<ObjectPtr> List() const;          // in key order
   std::vector<std::string> ListKeys() const;
   size_t Size() const;
   // Objects filed under `value` in index `index_name`; an unknown index is InvalidArgument.
@@ -76,8 +76,8 @@ class Indexer {
   // Runs a (possibly user-supplied) index function; a throwing function indexes nothing.
   static std::vector<std::string> Evaluate(const std::string& index_name, const IndexFunc& func,
                                            const Json& object);
-  void IndexLocked(const std::string& key, const ObjectPtr& old_object,
-                   const ObjectPtr& new_object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void IndexLocked(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<std::string, ObjectPtr> items_ ABSL_GUARDED_BY(mu_);

@@ -61,8 +61,8 @@ absl::Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config) {
 }
 
 absl::StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::Create(KubeClient* client,
-                                                                      LeaderElectionConfig config,
-                                                                      Clock* clock) {
+                                                                     LeaderElectionConfig config,
+                                                                     Clock* clock) {
   if (absl::Status status = ValidateLeaderElectionConfig(config); !status.ok()) return status;
   return std::unique_ptr<LeaderElector>(
       new LeaderElector(client, std::move(config), clock != nullptr ? clock : Clock::Real()));
@@ -139,11 +139,11 @@ bool LeaderElector::TryAcquireOrRenew() {
 
   absl::StatusOr<Json> current = client_->Get(leases, config_.lease_namespace, config_.lease_name);
   if (!current.ok() && absl::IsNotFound(current.status())) {
-    Json lease = {{"apiVersion", leases.ApiVersion()},
-                  {"kind", leases.kind},
-                  {"metadata", {{"name", config_.lease_name},
-                                {"namespace", config_.lease_namespace}}},
-                  {"spec", MakeSpec(now, config_.identity, duration_seconds, std::nullopt, 0)}};
+    Json lease = {
+        {"apiVersion", leases.ApiVersion()},
+        {"kind", leases.kind},
+        {"metadata", {{"name", config_.lease_name}, {"namespace", config_.lease_namespace}}},
+        {"spec", MakeSpec(now, config_.identity, duration_seconds, std::nullopt, 0)}};
     absl::StatusOr<Json> created = client_->Create(leases, config_.lease_namespace, lease);
     if (!created.ok()) {
       LOG(INFO) << "leader election " << lease_key << ": create: " << created.status();
@@ -187,8 +187,8 @@ bool LeaderElector::TryAcquireOrRenew() {
                              : std::nullopt,
                          TransitionsOf(spec));
   } else {
-    next_spec = MakeSpec(now, config_.identity, duration_seconds, std::nullopt,
-                         TransitionsOf(spec) + 1);
+    next_spec =
+        MakeSpec(now, config_.identity, duration_seconds, std::nullopt, TransitionsOf(spec) + 1);
   }
   Json next = lease_;
   next["spec"] = next_spec;

@@ -98,9 +98,9 @@ class LeaderElector {
   std::function<double()> uniform01_;
 
   // Owned by the elector thread.
-  Json lease_;                 // Last Lease object read or written (for its resourceVersion).
-  Json observed_spec_;         // Last observed Lease spec.
-  absl::Time observed_time_;   // When observed_spec_ was first seen, on our clock.
+  Json lease_;                // Last Lease object read or written (for its resourceVersion).
+  Json observed_spec_;        // Last observed Lease spec.
+  absl::Time observed_time_;  // When observed_spec_ was first seen, on our clock.
   std::string reported_leader_;
   bool reported_any_ = false;
 

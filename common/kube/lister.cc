@@ -33,7 +33,8 @@ std::vector<ObjectPtr> Lister::List(const LabelSelector& selector) const {
 
 std::vector<ObjectPtr> Lister::List(std::string_view ns, const LabelSelector& selector) const {
   if (ns.empty()) return List(selector);
-  absl::StatusOr<std::vector<ObjectPtr>> in_ns = indexer_->ByIndex(kNamespaceIndex, std::string(ns));
+  absl::StatusOr<std::vector<ObjectPtr>> in_ns =
+      indexer_->ByIndex(kNamespaceIndex, std::string(ns));
   std::vector<ObjectPtr> candidates;
   if (in_ns.ok()) {
     candidates = *std::move(in_ns);

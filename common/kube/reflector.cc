@@ -13,9 +13,8 @@ namespace nereid::kube {
 namespace {
 
 std::function<double()> RealUniform01() {
-  return [gen = std::make_shared<absl::BitGen>()]() {
-    return absl::Uniform<double>(*gen, 0.0, 1.0);
-  };
+  return
+      [gen = std::make_shared<absl::BitGen>()]() { return absl::Uniform<double>(*gen, 0.0, 1.0); };
 }
 
 // The error a watch ERROR event carries (a metav1.Status document).
@@ -198,8 +197,7 @@ absl::Status Reflector::ListAndReplace() {
     synced_ = true;
     ++stats_.lists;
   }
-  LOG(DEBUG) << "reflector " << options_.name << ": listed " << count << " objects at "
-             << list_rv;
+  LOG(DEBUG) << "reflector " << options_.name << ": listed " << count << " objects at " << list_rv;
   return absl::OkStatus();
 }
 
@@ -210,8 +208,7 @@ Reflector::WatchOutcome Reflector::WatchOnce() {
   options.resource_version = LastSyncResourceVersion();
   options.allow_watch_bookmarks = true;
   const double min_seconds = absl::ToDoubleSeconds(options_.min_watch_timeout);
-  options.timeout_seconds =
-      static_cast<int64_t>(std::floor(min_seconds * (1.0 + uniform01_())));
+  options.timeout_seconds = static_cast<int64_t>(std::floor(min_seconds * (1.0 + uniform01_())));
 
   absl::StatusOr<std::unique_ptr<WatchStream>> opened =
       client_->Watch(resource_, options_.ns, options);
@@ -270,10 +267,17 @@ Reflector::WatchOutcome Reflector::WatchOnce() {
     consecutive_gone_ = 0;
     ObjectPtr object = std::make_shared<const Json>(std::move(event.object));
     switch (event.type) {
-      case WatchEvent::Type::kAdded: store_->Add(object); break;
-      case WatchEvent::Type::kModified: store_->Update(object); break;
-      case WatchEvent::Type::kDeleted: store_->Delete(object); break;
-      default: break;
+      case WatchEvent::Type::kAdded:
+        store_->Add(object);
+        break;
+      case WatchEvent::Type::kModified:
+        store_->Update(object);
+        break;
+      case WatchEvent::Type::kDeleted:
+        store_->Delete(object);
+        break;
+      default:
+        break;
     }
     if (!rv.empty()) {
       absl::MutexLock lock(&mu_);

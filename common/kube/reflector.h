@@ -54,11 +54,11 @@ class ReflectorStore {
 };
 
 struct ReflectorOptions {
-  std::string name;            // For logs and the thread name; defaults to the resource.
-  std::string ns;              // "" = all namespaces.
+  std::string name;  // For logs and the thread name; defaults to the resource.
+  std::string ns;    // "" = all namespaces.
   std::string label_selector;
   std::string field_selector;
-  int64_t page_size = 500;     // client-go's pager default.
+  int64_t page_size = 500;  // client-go's pager default.
   // Each watch asks the server to end it after a random time in [min, 2·min), spreading load.
   absl::Duration min_watch_timeout = absl::Minutes(5);
   ExponentialBackoff::Options backoff = {.initial = absl::Milliseconds(800),
@@ -78,9 +78,9 @@ struct ReflectorOptions {
 class Reflector {
  public:
   struct Stats {
-    int64_t lists = 0;          // Completed (re)lists.
-    int64_t watches = 0;        // Watches opened.
-    int64_t gone = 0;           // 410 Gone seen (each causes a relist).
+    int64_t lists = 0;    // Completed (re)lists.
+    int64_t watches = 0;  // Watches opened.
+    int64_t gone = 0;     // 410 Gone seen (each causes a relist).
     int64_t backoffs = 0;
   };
 

@@ -32,8 +32,8 @@ SharedInformer::SharedInformer(KubeClient* client, Resource resource, InformerOp
       clock_(clock != nullptr ? clock : Clock::Real()),
       resync_period_(options.resync_period),
       indexer_(WithDefaults(std::move(options.indexers))),
-      reflector_(std::make_unique<Reflector>(client, resource_, static_cast<ReflectorStore*>(this), clock_,
-                                             ReflectorOptionsFor(options))) {}
+      reflector_(std::make_unique<Reflector>(client, resource_, static_cast<ReflectorStore*>(this),
+                                             clock_, ReflectorOptionsFor(options))) {}
 
 SharedInformer::~SharedInformer() { Stop(); }
 
@@ -156,9 +156,8 @@ void SharedInformer::Dispatch() {
   absl::Time next_resync = absl::InfiniteFuture();
   absl::MutexLock lock(&mu_);
   while (true) {
-    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return stopped_ || !pending_.empty();
-    };
+    auto ready = [this]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || !pending_.empty(); };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&ready), next_resync);
     if (stopped_) return;
     if (resync && synced_ && clock_->Now() >= next_resync) {
@@ -181,8 +180,7 @@ void SharedInformer::Dispatch() {
         try {
           Deliver(*handlers[i], notification);
         } catch (const std::exception& e) {
-          LOG(ERROR) << "informer " << resource_.QualifiedName() << ": handler threw: "
-                     << e.what();
+          LOG(ERROR) << "informer " << resource_.QualifiedName() << ": handler threw: " << e.what();
         }
       }
     }

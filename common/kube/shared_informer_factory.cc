@@ -12,8 +12,7 @@ SharedInformerFactory::SharedInformerFactory(KubeClient* client, Clock* clock,
 
 SharedInformerFactory::~SharedInformerFactory() { Stop(); }
 
-SharedInformer* SharedInformerFactory::Informer(const Resource& resource,
-                                                InformerOptions options) {
+SharedInformer* SharedInformerFactory::Informer(const Resource& resource, InformerOptions options) {
   Key key{resource.QualifiedName(), options.ns, options.label_selector, options.field_selector};
   absl::MutexLock lock(&mu_);
   auto it = informers_.find(key);

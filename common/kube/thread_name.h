@@ -1,7 +1,8 @@
 #pragma once
 
 // Names the calling thread (visible in top -H, gdb and /proc) so the few long-lived threads of the
-// kube runtime (reflectors, informer dispatchers, workers, elector, event sender) can be told apart.
+// kube runtime (reflectors, informer dispatchers, workers, elector, event sender) can be told
+// apart.
 
 #include <string_view>
 

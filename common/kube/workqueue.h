@@ -9,8 +9,8 @@
 //     two workers at once — while a worker holds it (between Get and Done), adds only mark it dirty
 //     and it is queued again when Done is called.
 //   - AddAfter(key, d) queues the key once d has passed on the injected Clock; a key waiting twice
-//     keeps the earlier time. There is no timer thread: Get() sleeps on the Clock until the earliest
-//     waiting key is due, so FakeClock::Advance drives delays in tests.
+//     keeps the earlier time. There is no timer thread: Get() sleeps on the Clock until the
+//     earliest waiting key is due, so FakeClock::Advance drives delays in tests.
 //   - AddRateLimited(key) = AddAfter(key, rate_limiter.When(key)); Forget(key) resets its backoff;
 //     NumRequeues(key) counts its rate-limited adds since the last Forget.
 //   - ShutDown: adds are ignored and waiting (delayed) keys dropped; Get keeps handing out what is
@@ -39,8 +39,8 @@ namespace nereid::kube {
 class WorkQueue {
  public:
   struct Options {
-    std::string name;               // For logs and metrics.
-    Clock* clock = nullptr;         // nullptr: the real clock.
+    std::string name;        // For logs and metrics.
+    Clock* clock = nullptr;  // nullptr: the real clock.
     // nullptr: DefaultControllerRateLimiter(clock).
     std::unique_ptr<RateLimiter> rate_limiter;
   };

@@ -16,15 +16,24 @@ using kube::WatchEvent;
 
 std::string_view VerbName(Verb verb) {
   switch (verb) {
-    case Verb::kGet: return "get";
-    case Verb::kList: return "list";
-    case Verb::kCreate: return "create";
-    case Verb::kUpdate: return "update";
-    case Verb::kUpdateStatus: return "update-status";
-    case Verb::kPatch: return "patch";
-    case Verb::kDelete: return "delete";
-    case Verb::kWatch: return "watch";
-    case Verb::kIsServed: return "is-served";
+    case Verb::kGet:
+      return "get";
+    case Verb::kList:
+      return "list";
+    case Verb::kCreate:
+      return "create";
+    case Verb::kUpdate:
+      return "update";
+    case Verb::kUpdateStatus:
+      return "update-status";
+    case Verb::kPatch:
+      return "patch";
+    case Verb::kDelete:
+      return "delete";
+    case Verb::kWatch:
+      return "watch";
+    case Verb::kIsServed:
+      return "is-served";
   }
   return "unknown";
 }
@@ -128,9 +137,7 @@ Json OptionsToJson(const kube::ListOptions& options) {
   return json;
 }
 
-absl::Status BadRequest(std::string_view message) {
-  return kube::MakeError("BadRequest", message);
-}
+absl::Status BadRequest(std::string_view message) { return kube::MakeError("BadRequest", message); }
 
 std::string Base36(int64_t value, size_t width) {
   static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -157,8 +164,8 @@ absl::Status FakeKubeClient::Begin(Verb verb, const Resource& resource, std::str
                                    std::string_view name, std::string_view subresource,
                                    const Json& body) {
   const std::string qualified = resource.QualifiedName();
-  actions_.push_back(Action{verb, qualified, std::string(ns), std::string(name),
-                            std::string(subresource), body});
+  actions_.push_back(
+      Action{verb, qualified, std::string(ns), std::string(name), std::string(subresource), body});
   for (auto it = failures_.begin(); it != failures_.end(); ++it) {
     if (it->verb != verb || (!it->resource.empty() && it->resource != qualified)) continue;
     absl::Status status = it->status;
@@ -223,12 +230,10 @@ absl::StatusOr<Json> FakeKubeClient::Get(const Resource& resource, std::string_v
   return it->second;
 }
 
-absl::StatusOr<kube::ObjectList> FakeKubeClient::List(const Resource& resource,
-                                                      std::string_view ns,
+absl::StatusOr<kube::ObjectList> FakeKubeClient::List(const Resource& resource, std::string_view ns,
                                                       const kube::ListOptions& options) {
   absl::MutexLock lock(&mu_);
-  if (absl::Status s = Begin(Verb::kList, resource, ns, "", "", OptionsToJson(options));
-      !s.ok()) {
+  if (absl::Status s = Begin(Verb::kList, resource, ns, "", "", OptionsToJson(options)); !s.ok()) {
     return s;
   }
   absl::StatusOr<kube::LabelSelector> labels = kube::LabelSelector::Parse(options.label_selector);
@@ -262,9 +267,8 @@ absl::StatusOr<kube::ObjectList> FakeKubeClient::List(const Resource& resource,
     if (resource.namespaced && !ns.empty() && kube::Namespace(object) != ns) continue;
     if (!labels->Matches(kube::Labels(object)) || !fields->Matches(object, FieldGetter)) continue;
     if (options.limit > 0 && static_cast<int64_t>(list.items.size()) >= options.limit) {
-      list.continue_token = absl::StrCat(resource_version_, ":", list.items.empty()
-                                                                    ? after
-                                                                    : kube::Key(list.items.back()));
+      list.continue_token = absl::StrCat(resource_version_, ":",
+                                         list.items.empty() ? after : kube::Key(list.items.back()));
       break;
     }
     list.items.push_back(object);
@@ -287,9 +291,9 @@ absl::StatusOr<Json> FakeKubeClient::Create(const Resource& resource, std::strin
   if (name.empty()) {
     const std::string generate = kube::StringAt(object, "metadata.generateName");
     if (generate.empty()) {
-      return kube::InvalidError(resource.kind, "",
-                                {{"FieldValueRequired", "name or generateName is required",
-                                  "metadata.name"}});
+      return kube::InvalidError(
+          resource.kind, "",
+          {{"FieldValueRequired", "name or generateName is required", "metadata.name"}});
     }
     name = absl::StrCat(generate, Base36(uid_counter_ + 1, 5));
     meta["name"] = name;
@@ -328,9 +332,8 @@ absl::StatusOr<Json> FakeKubeClient::Commit(const Resource& resource, const std:
   if (!meta.is_object()) meta = Json::object();
   static const Json kEmpty = Json::object();
   const auto current_meta_it = current.find("metadata");
-  const Json& current_meta = current_meta_it != current.end() && current_meta_it->is_object()
-                                 ? *current_meta_it
-                                 : kEmpty;
+  const Json& current_meta =
+      current_meta_it != current.end() && current_meta_it->is_object() ? *current_meta_it : kEmpty;
   for (const char* field : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp"}) {
     if (const auto it = current_meta.find(field); it != current_meta.end()) {
       meta[field] = *it;
@@ -391,8 +394,8 @@ absl::StatusOr<Json> FakeKubeClient::UpdateLocked(const Resource& resource, cons
 
 absl::StatusOr<Json> FakeKubeClient::Update(const Resource& resource, const Json& object) {
   absl::MutexLock lock(&mu_);
-  if (absl::Status s = Begin(Verb::kUpdate, resource, kube::Namespace(object), kube::Name(object),
-                             "", object);
+  if (absl::Status s =
+          Begin(Verb::kUpdate, resource, kube::Namespace(object), kube::Name(object), "", object);
       !s.ok()) {
     return s;
   }
@@ -496,8 +499,7 @@ absl::Status FakeKubeClient::Delete(const Resource& resource, std::string_view n
 absl::StatusOr<std::unique_ptr<kube::WatchStream>> FakeKubeClient::Watch(
     const Resource& resource, std::string_view ns, const kube::ListOptions& options) {
   absl::MutexLock lock(&mu_);
-  if (absl::Status s = Begin(Verb::kWatch, resource, ns, "", "", OptionsToJson(options));
-      !s.ok()) {
+  if (absl::Status s = Begin(Verb::kWatch, resource, ns, "", "", OptionsToJson(options)); !s.ok()) {
     return s;
   }
   Watcher watcher;
@@ -526,8 +528,8 @@ absl::StatusOr<std::unique_ptr<kube::WatchStream>> FakeKubeClient::Watch(
       return BadRequest(absl::StrCat("invalid resourceVersion \"", rv_text, "\""));
     }
     if (rv < oldest_resumable_rv_) {
-      return kube::GoneError(absl::StrCat("too old resource version: ", rv, " (",
-                                          oldest_resumable_rv_, ")"));
+      return kube::GoneError(
+          absl::StrCat("too old resource version: ", rv, " (", oldest_resumable_rv_, ")"));
     }
     for (const HistoryEntry& entry : history_) {
       if (entry.rv > rv) Deliver(watcher, entry);
@@ -590,9 +592,9 @@ void FakeKubeClient::SendBookmark() {
   absl::MutexLock lock(&mu_);
   for (const Watcher& watcher : watchers_) {
     if (!watcher.bookmarks) continue;
-    watcher.state->Push(WatchEvent{
-        WatchEvent::Type::kBookmark,
-        Json{{"metadata", {{"resourceVersion", std::to_string(resource_version_)}}}}});
+    watcher.state->Push(
+        WatchEvent{WatchEvent::Type::kBookmark,
+                   Json{{"metadata", {{"resourceVersion", std::to_string(resource_version_)}}}}});
   }
 }
 

@@ -12,8 +12,8 @@
 //   - label and field selectors (metadata.name, metadata.namespace, any dotted string path such as
 //     spec.nodeName or status.phase), limit/continue paging;
 //   - watch streams fed from every change, with a bounded history: a watch from a resourceVersion
-//     older than the history fails with 410 Gone at start; ExpireWatches() ends open watches with an
-//     ERROR event carrying a 410 Status; CloseWatches() ends them normally; SendBookmark(); the
+//     older than the history fails with 410 Gone at start; ExpireWatches() ends open watches with
+//     an ERROR event carrying a 410 Status; CloseWatches() ends them normally; SendBookmark(); the
 //     watch's timeoutSeconds elapses on the injected Clock;
 //   - error injection for the next N calls of a verb (optionally of one resource);
 //   - a log of every call (verb, resource, namespace, name, subresource, body) so controller tests
@@ -37,7 +37,17 @@
 
 namespace nereid::fakes {
 
-enum class Verb { kGet, kList, kCreate, kUpdate, kUpdateStatus, kPatch, kDelete, kWatch, kIsServed };
+enum class Verb {
+  kGet,
+  kList,
+  kCreate,
+  kUpdate,
+  kUpdateStatus,
+  kPatch,
+  kDelete,
+  kWatch,
+  kIsServed
+};
 std::string_view VerbName(Verb verb);
 
 struct Action {

@@ -28,8 +28,7 @@ std::optional<absl::Status> InterceptingKubeClient::Intercept(Verb verb,
 }
 
 absl::StatusOr<kube::Json> InterceptingKubeClient::Get(const kube::Resource& resource,
-                                                       std::string_view ns,
-                                                       std::string_view name) {
+                                                       std::string_view ns, std::string_view name) {
   if (auto s = Intercept(Verb::kGet, resource, nullptr)) return *s;
   return target_->Get(resource, ns, name);
 }
@@ -61,8 +60,7 @@ absl::StatusOr<kube::Json> InterceptingKubeClient::UpdateStatus(const kube::Reso
 }
 
 absl::StatusOr<kube::Json> InterceptingKubeClient::Patch(const kube::Resource& resource,
-                                                         std::string_view ns,
-                                                         std::string_view name,
+                                                         std::string_view ns, std::string_view name,
                                                          kube::PatchType type,
                                                          const kube::Json& patch,
                                                          std::string_view subresource) {

@@ -1,11 +1,10 @@
 #include "common/kube/controller.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <map>
 #include <stdexcept>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
@@ -98,10 +97,11 @@ TEST_CASE("controller: success forgets the key", "[controller]") {
 TEST_CASE("controller: errors retry with per-key exponential backoff, then forget",
           "[controller]") {
   FakeClock clock;
-  ScriptedReconciler reconciler([](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
-    if (call <= 3) return absl::UnavailableError("apiserver unreachable");
-    return ReconcileResult{};
-  });
+  ScriptedReconciler reconciler(
+      [](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
+        if (call <= 3) return absl::UnavailableError("apiserver unreachable");
+        return ReconcileResult{};
+      });
   Controller controller("test", &reconciler, On(&clock));
   REQUIRE(controller.Start().ok());
   controller.Enqueue("ns/a");
@@ -141,18 +141,21 @@ TEST_CASE("controller: NotFound ends the work for a key", "[controller]") {
 TEST_CASE("controller: requeue_after forgets the backoff and re-adds after the delay",
           "[controller]") {
   FakeClock clock;
-  ScriptedReconciler reconciler([](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
-    if (call == 1) return absl::InternalError("transient");
-    if (call == 2) return ReconcileResult{.requeue = false, .requeue_after = absl::Seconds(30)};
-    return ReconcileResult{};
-  });
+  ScriptedReconciler reconciler(
+      [](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
+        if (call == 1) return absl::InternalError("transient");
+        if (call == 2) return ReconcileResult{.requeue = false, .requeue_after = absl::Seconds(30)};
+        return ReconcileResult{};
+      });
   Controller controller("test", &reconciler, On(&clock));
   REQUIRE(controller.Start().ok());
   controller.Enqueue("ns/a");
-  REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 1 && Waiting(controller, 1); }));
+  REQUIRE(
+      Eventually([&] { return controller.GetStats().reconciles == 1 && Waiting(controller, 1); }));
   CHECK(controller.queue().NumRequeues("ns/a") == 1);
   clock.Advance(absl::Milliseconds(5));
-  REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 2 && Waiting(controller, 1); }));
+  REQUIRE(
+      Eventually([&] { return controller.GetStats().reconciles == 2 && Waiting(controller, 1); }));
   CHECK(controller.queue().NumRequeues("ns/a") == 0);  // Forgotten.
   clock.Advance(absl::Seconds(30) - absl::Milliseconds(1));
   CHECK(Waiting(controller, 1));
@@ -163,16 +166,19 @@ TEST_CASE("controller: requeue_after forgets the backoff and re-adds after the d
 
 TEST_CASE("controller: requeue re-adds rate-limited", "[controller]") {
   FakeClock clock;
-  ScriptedReconciler reconciler([](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
-    return ReconcileResult{.requeue = call <= 2, .requeue_after = absl::ZeroDuration()};
-  });
+  ScriptedReconciler reconciler(
+      [](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
+        return ReconcileResult{.requeue = call <= 2, .requeue_after = absl::ZeroDuration()};
+      });
   Controller controller("test", &reconciler, On(&clock));
   REQUIRE(controller.Start().ok());
   controller.Enqueue("ns/a");
-  REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 1 && Waiting(controller, 1); }));
+  REQUIRE(
+      Eventually([&] { return controller.GetStats().reconciles == 1 && Waiting(controller, 1); }));
   CHECK(controller.queue().NumRequeues("ns/a") == 1);
   clock.Advance(absl::Milliseconds(5));
-  REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 2 && Waiting(controller, 1); }));
+  REQUIRE(
+      Eventually([&] { return controller.GetStats().reconciles == 2 && Waiting(controller, 1); }));
   CHECK(controller.queue().NumRequeues("ns/a") == 2);
   clock.Advance(absl::Milliseconds(10));
   REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 3; }));
@@ -182,17 +188,20 @@ TEST_CASE("controller: requeue re-adds rate-limited", "[controller]") {
 
 TEST_CASE("controller: a throwing reconciler is retried, not fatal", "[controller]") {
   FakeClock clock;
-  ScriptedReconciler reconciler([](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
-    if (call == 1) throw std::runtime_error("bad object");
-    if (call == 2) throw 42;  // Not even a std::exception.
-    return ReconcileResult{};
-  });
+  ScriptedReconciler reconciler(
+      [](const std::string&, int call) -> absl::StatusOr<ReconcileResult> {
+        if (call == 1) throw std::runtime_error("bad object");
+        if (call == 2) throw 42;  // Not even a std::exception.
+        return ReconcileResult{};
+      });
   Controller controller("test", &reconciler, On(&clock));
   REQUIRE(controller.Start().ok());
   controller.Enqueue("ns/a");
-  REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 1 && Waiting(controller, 1); }));
+  REQUIRE(
+      Eventually([&] { return controller.GetStats().reconciles == 1 && Waiting(controller, 1); }));
   clock.Advance(absl::Milliseconds(5));
-  REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 2 && Waiting(controller, 1); }));
+  REQUIRE(
+      Eventually([&] { return controller.GetStats().reconciles == 2 && Waiting(controller, 1); }));
   clock.Advance(absl::Milliseconds(10));
   REQUIRE(Eventually([&] { return controller.GetStats().reconciles == 3; }));
   CHECK(controller.GetStats().errors == 2);
@@ -245,14 +254,15 @@ TEST_CASE("controller with an informer: waits for sync, reconciles from the list
   SharedInformer informer(&client, resources::Pods(), {}, &clock);
   Lister lister = informer.GetLister();
   std::atomic<int> not_found{0};
-  ScriptedReconciler reconciler([&](const std::string& key, int) -> absl::StatusOr<ReconcileResult> {
-    absl::StatusOr<ObjectPtr> pod = lister.GetByKey(key);
-    if (!pod.ok()) {
-      ++not_found;
-      return pod.status();
-    }
-    return ReconcileResult{};
-  });
+  ScriptedReconciler reconciler(
+      [&](const std::string& key, int) -> absl::StatusOr<ReconcileResult> {
+        absl::StatusOr<ObjectPtr> pod = lister.GetByKey(key);
+        if (!pod.ok()) {
+          ++not_found;
+          return pod.status();
+        }
+        return ReconcileResult{};
+      });
   Controller controller("pods", &reconciler, On(&clock, 2));
   informer.AddEventHandler(controller.EnqueueHandler());
   informer.Start();

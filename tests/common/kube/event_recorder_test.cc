@@ -1,8 +1,7 @@
 #include "common/kube/event_recorder.h"
 
-#include <string>
-
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
@@ -116,8 +115,7 @@ TEST_CASE("event recorder aggregates repeats into count and lastTimestamp", "[ev
   }
 }
 
-TEST_CASE("event recorder rate-limits per object: burst 25, then one per 5 minutes",
-          "[events]") {
+TEST_CASE("event recorder rate-limits per object: burst 25, then one per 5 minutes", "[events]") {
   Fixture f;
   EventRecorder recorder(&f.client, Options(), &f.clock);
   recorder.Start();

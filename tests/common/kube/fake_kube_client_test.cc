@@ -1,9 +1,8 @@
 #include "tests/fakes/fake_kube_client.h"
 
 #include <atomic>
-#include <thread>
-
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
@@ -25,8 +24,7 @@ Json Pod(const std::string& name, std::map<std::string, std::string> labels = {}
   return pod;
 }
 
-TEST_CASE("fake client create assigns uid, resourceVersion, generation, timestamps",
-          "[fake]") {
+TEST_CASE("fake client create assigns uid, resourceVersion, generation, timestamps", "[fake]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
   auto pod = client.Create(resources::Pods(), "ns1", Pod("a"));
@@ -54,8 +52,7 @@ TEST_CASE("fake client create assigns uid, resourceVersion, generation, timestam
   CHECK(kube::IsInvalid(client.Create(resources::Pods(), "ns1", Json{{"metadata", {}}}).status()));
 }
 
-TEST_CASE("fake client update: optimistic concurrency, generation, status subresource",
-          "[fake]") {
+TEST_CASE("fake client update: optimistic concurrency, generation, status subresource", "[fake]") {
   FakeKubeClient client;
   auto created = client.Create(resources::Pods(), "ns", Pod("a"));
   REQUIRE(created.ok());
@@ -94,8 +91,7 @@ TEST_CASE("fake client update: optimistic concurrency, generation, status subres
   CHECK(absl::IsNotFound(client.Update(resources::Pods(), Pod("missing")).status()));
 }
 
-TEST_CASE("fake client patch: merge, JSON patch, status subresource, rv precondition",
-          "[fake]") {
+TEST_CASE("fake client patch: merge, JSON patch, status subresource, rv precondition", "[fake]") {
   FakeKubeClient client;
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a", {{"app", "x"}})).ok());
   auto merged = client.Patch(resources::Pods(), "ns", "a", kube::PatchType::kMerge,
@@ -110,9 +106,9 @@ TEST_CASE("fake client patch: merge, JSON patch, status subresource, rv precondi
   auto bad = client.Patch(resources::Pods(), "ns", "a", kube::PatchType::kJson,
                           Json::array({{{"op", "remove"}, {"path", "/nope/x"}}}));
   CHECK(kube::IsInvalid(bad.status()));
-  auto status = client.Patch(resources::Pods(), "ns", "a", kube::PatchType::kMerge,
-                             {{"status", {{"phase", "Failed"}}}, {"spec", {{"nodeName", "zz"}}}},
-                             "status");
+  auto status =
+      client.Patch(resources::Pods(), "ns", "a", kube::PatchType::kMerge,
+                   {{"status", {{"phase", "Failed"}}}, {"spec", {{"nodeName", "zz"}}}}, "status");
   REQUIRE(status.ok());
   CHECK(kube::StringAt(*status, "status.phase") == "Failed");
   CHECK(kube::StringAt(*status, "spec.nodeName") == "n9");
@@ -145,9 +141,10 @@ TEST_CASE("fake client delete: finalizers, preconditions", "[fake]") {
 TEST_CASE("fake client list: selectors and paging", "[fake]") {
   FakeKubeClient client;
   for (int i = 0; i < 5; ++i) {
-    REQUIRE(client.Create(resources::Pods(), "ns", Pod("p" + std::to_string(i),
-                                                       {{"app", i % 2 ? "odd" : "even"}},
-                                                       "node" + std::to_string(i % 2)))
+    REQUIRE(client
+                .Create(resources::Pods(), "ns",
+                        Pod("p" + std::to_string(i), {{"app", i % 2 ? "odd" : "even"}},
+                            "node" + std::to_string(i % 2)))
                 .ok());
   }
   REQUIRE(client.Create(resources::Pods(), "other", Pod("q", {{"app", "even"}})).ok());
@@ -185,8 +182,7 @@ TEST_CASE("fake client list: selectors and paging", "[fake]") {
   CHECK(names == std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "q"});
 }
 
-TEST_CASE("fake client watch: replay, selectors, 410 Gone, expiry, close, bookmarks",
-          "[fake]") {
+TEST_CASE("fake client watch: replay, selectors, 410 Gone, expiry, close, bookmarks", "[fake]") {
   FakeClock clock;
   FakeKubeClient client(&clock, /*history_limit=*/4);
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a", {{"app", "x"}})).ok());  // rv 1
@@ -224,8 +220,9 @@ TEST_CASE("fake client watch: replay, selectors, 410 Gone, expiry, close, bookma
 
   // History holds 4 changes: older versions are gone.
   for (int i = 0; i < 5; ++i) {
-    REQUIRE(client.Create(resources::ConfigMaps(), "ns",
-                          {{"metadata", {{"name", "c" + std::to_string(i)}}}})
+    REQUIRE(client
+                .Create(resources::ConfigMaps(), "ns",
+                        {{"metadata", {{"name", "c" + std::to_string(i)}}}})
                 .ok());
   }
   kube::ListOptions old;

@@ -1,9 +1,8 @@
 #include "common/kube/indexer.h"
 
 #include <algorithm>
-#include <stdexcept>
-
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include "common/kube/lister.h"
 #include "common/kube/resource.h"
@@ -17,8 +16,11 @@ ObjectPtr Pod(const std::string& ns, const std::string& name, const std::string&
   if (!node.empty()) pod["spec"]["nodeName"] = node;
   if (!owner_uid.empty()) {
     pod["metadata"]["ownerReferences"] = Json::array(
-        {{{"apiVersion", "sedna.io/v1alpha1"}, {"kind", "FederatedLearningJob"},
-          {"name", "job"}, {"uid", owner_uid}, {"controller", true}},
+        {{{"apiVersion", "sedna.io/v1alpha1"},
+          {"kind", "FederatedLearningJob"},
+          {"name", "job"},
+          {"uid", owner_uid},
+          {"controller", true}},
          {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "x"}, {"uid", "not-controller"}}});
   }
   if (!labels.empty()) pod["metadata"]["labels"] = labels;
@@ -90,10 +92,12 @@ TEST_CASE("indexers added later index the existing objects; a throwing one index
           "[indexer]") {
   Indexer indexer;
   indexer.Upsert(Pod("ns", "a", "n1"));
-  REQUIRE(indexer.AddIndexers({{"node", FieldIndexFunc("spec.nodeName")},
-                               {"bad", [](const Json&) -> std::vector<std::string> {
-                                  throw std::runtime_error("boom");
-                                }}})
+  REQUIRE(indexer
+              .AddIndexers({{"node", FieldIndexFunc("spec.nodeName")},
+                            {"bad",
+                             [](const Json&) -> std::vector<std::string> {
+                               throw std::runtime_error("boom");
+                             }}})
               .ok());
   CHECK(ByIndexKeys(indexer, "node", "n1") == Strings{"ns/a"});
   indexer.Upsert(Pod("ns", "b", "n1"));

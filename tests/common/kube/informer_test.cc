@@ -1,12 +1,10 @@
-#include "common/kube/shared_informer.h"
-
+#include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
 #include "common/kube/resource.h"
+#include "common/kube/shared_informer.h"
 #include "common/kube/shared_informer_factory.h"
 #include "common/time/fake_clock.h"
 #include "tests/fakes/eventually.h"
@@ -31,7 +29,9 @@ class HandlerLog {
 
   ResourceEventHandlerFuncs Funcs() {
     ResourceEventHandlerFuncs funcs;
-    funcs.on_add = [this](const ObjectPtr& object) { Push({"add", Key(*object), nullptr, object}); };
+    funcs.on_add = [this](const ObjectPtr& object) {
+      Push({"add", Key(*object), nullptr, object});
+    };
     funcs.on_update = [this](const ObjectPtr& old_object, const ObjectPtr& object) {
       Push({"update", Key(*object), old_object, object});
     };
@@ -155,8 +155,9 @@ TEST_CASE("informer relist after 410 delivers a missed delete as a tombstone", "
   client.CloseWatches();
   REQUIRE(Eventually([&] { return backoffs.load() == 1 && clock.timed_waiters() == 1; }));
   REQUIRE(client.Delete(resources::Pods(), "ns", "p1").ok());
-  REQUIRE(client.Patch(resources::Pods(), "ns", "p2", PatchType::kMerge,
-                       {{"metadata", {{"labels", {{"tier", "1"}}}}}})
+  REQUIRE(client
+              .Patch(resources::Pods(), "ns", "p2", PatchType::kMerge,
+                     {{"metadata", {{"labels", {{"tier", "1"}}}}}})
               .ok());
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("p3")).ok());
   client.CompactHistory();
@@ -271,11 +272,13 @@ TEST_CASE("a label-selected informer sees objects leave and join its selection",
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
   CHECK(informer.GetIndexer().ListKeys() == std::vector<std::string>{"ns/web1"});
-  REQUIRE(client.Patch(resources::Pods(), "ns", "web1", PatchType::kMerge,
-                       {{"metadata", {{"labels", {{"app", "db"}}}}}})
+  REQUIRE(client
+              .Patch(resources::Pods(), "ns", "web1", PatchType::kMerge,
+                     {{"metadata", {{"labels", {{"app", "db"}}}}}})
               .ok());
-  REQUIRE(client.Patch(resources::Pods(), "ns", "db1", PatchType::kMerge,
-                       {{"metadata", {{"labels", {{"app", "web"}}}}}})
+  REQUIRE(client
+              .Patch(resources::Pods(), "ns", "db1", PatchType::kMerge,
+                     {{"metadata", {{"labels", {{"app", "web"}}}}}})
               .ok());
   REQUIRE(Eventually([&] { return log.Size() == 3; }));
   CHECK(log.Entries()[1].op == "delete");
@@ -283,8 +286,7 @@ TEST_CASE("a label-selected informer sees objects leave and join its selection",
   CHECK(informer.GetIndexer().ListKeys() == std::vector<std::string>{"ns/db1"});
 }
 
-TEST_CASE("informer indexes by custom functions and serves them through the lister",
-          "[informer]") {
+TEST_CASE("informer indexes by custom functions and serves them through the lister", "[informer]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a", "web", "edge-1")).ok());
@@ -298,8 +300,9 @@ TEST_CASE("informer indexes by custom functions and serves them through the list
   REQUIRE(on_edge1.ok());
   REQUIRE(on_edge1->size() == 1);
   CHECK(Name(*(*on_edge1)[0]) == "a");
-  REQUIRE(client.Patch(resources::Pods(), "ns", "b", PatchType::kMerge,
-                       {{"spec", {{"nodeName", "edge-1"}}}})
+  REQUIRE(client
+              .Patch(resources::Pods(), "ns", "b", PatchType::kMerge,
+                     {{"spec", {{"nodeName", "edge-1"}}}})
               .ok());
   REQUIRE(Eventually([&] { return informer.GetLister().ByIndex("node", "edge-1")->size() == 2; }));
   CHECK(informer.GetLister().ByIndex("node", "edge-2")->empty());
@@ -355,6 +358,57 @@ TEST_CASE("informer factory shares one informer per resource and selection", "[i
   CHECK(pods->GetIndexer().Size() == 1);
   CHECK(client.CountActions(Verb::kList, "pods") == 2);  // One per distinct informer.
   factory.Stop();
+}
+
+}  // namespace
+}  // namespace nereid::kube
+
+namespace nereid::kube {
+namespace {
+
+// Throughput, not correctness: run by hand with `kube_informer_test "[.perf]"`.
+TEST_CASE("informer and indexer throughput", "[.perf]") {
+  constexpr int kObjects = 20'000;
+  {
+    Indexer indexer;
+    REQUIRE(indexer.AddIndexers({{"node", FieldIndexFunc("spec.nodeName")}}).ok());
+    std::vector<ObjectPtr> objects;
+    for (int i = 0; i < kObjects; ++i) {
+      Json pod = Pod("p" + std::to_string(i), "web", "n" + std::to_string(i % 100));
+      pod["metadata"]["namespace"] = "ns" + std::to_string(i % 10);
+      objects.push_back(std::make_shared<const Json>(std::move(pod)));
+    }
+    absl::Time start = absl::Now();
+    for (const ObjectPtr& object : objects) indexer.Upsert(object);
+    WARN("indexer upsert (3 indexes): "
+         << kObjects / absl::ToDoubleSeconds(absl::Now() - start) / 1e3 << " k/s");
+    start = absl::Now();
+    indexer.Replace(objects);
+    WARN("indexer replace of " << kObjects << ": "
+                               << absl::FormatDuration(absl::Now() - start));
+    start = absl::Now();
+    size_t found = 0;
+    for (int i = 0; i < 1000; ++i) found += indexer.ByIndex("node", "n7")->size();
+    WARN("ByIndex (200 hits): " << absl::ToDoubleMicroseconds(absl::Now() - start) / 1000
+                                << " us/call, " << found / 1000 << " hits");
+  }
+  {
+    FakeKubeClient client;
+    SharedInformer informer(&client, resources::Pods(), {}, Clock::Real());
+    std::atomic<int> adds{0};
+    ResourceEventHandlerFuncs funcs;
+    funcs.on_add = [&](const ObjectPtr&) { ++adds; };
+    informer.AddEventHandler(funcs);
+    informer.Start();
+    REQUIRE(informer.WaitForSync(absl::Now() + absl::Seconds(10)));
+    const absl::Time start = absl::Now();
+    for (int i = 0; i < kObjects; ++i) {
+      REQUIRE(client.Create(resources::Pods(), "ns", Pod("p" + std::to_string(i))).ok());
+    }
+    REQUIRE(Eventually([&] { return adds.load() == kObjects; }, absl::Seconds(60)));
+    WARN("fake create → watch → cache → handler: "
+         << kObjects / absl::ToDoubleSeconds(absl::Now() - start) / 1e3 << " k events/s");
+  }
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 #include "common/kube/leader_election.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
@@ -103,8 +102,7 @@ TEST_CASE("leader election config is validated as client-go does", "[leader]") {
   CHECK(absl::IsInvalidArgument(LeaderElector::Create(&server, bad).status()));
 }
 
-TEST_CASE("leader election: acquires a free lease and renews it every retry period",
-          "[leader]") {
+TEST_CASE("leader election: acquires a free lease and renews it every retry period", "[leader]") {
   FakeClock clock;
   FakeKubeClient server(&clock);
   Candidate a(&server, &clock, "a");
@@ -213,22 +211,25 @@ TEST_CASE("leader election: a 409 on update means another candidate won", "[lead
   FakeKubeClient server(&clock);
   // A lease held by someone who stopped renewing.
   Json lease = {{"metadata", {{"name", kLease}, {"namespace", kNs}}},
-                {"spec", {{"holderIdentity", "old"}, {"leaseDurationSeconds", 15},
-                          {"renewTime", MicroTime(clock.Now())}, {"leaseTransitions", 4}}}};
+                {"spec",
+                 {{"holderIdentity", "old"},
+                  {"leaseDurationSeconds", 15},
+                  {"renewTime", MicroTime(clock.Now())},
+                  {"leaseTransitions", 4}}}};
   REQUIRE(server.Create(resources::Leases(), kNs, lease).ok());
   Candidate b(&server, &clock, "b");
   bool raced = false;
-  b.client.SetInterceptor([&](Verb verb, const Resource& resource,
-                              const ListOptions*) -> std::optional<absl::Status> {
-    if (verb == Verb::kUpdate && resource == resources::Leases() && !raced) {
-      raced = true;  // Candidate "c" writes first: b's resourceVersion is now stale.
-      Json current = server.Get(resources::Leases(), kNs, kLease).value();
-      current["spec"]["holderIdentity"] = "c";
-      current["spec"]["renewTime"] = MicroTime(clock.Now());
-      REQUIRE(server.Update(resources::Leases(), current).ok());
-    }
-    return std::nullopt;
-  });
+  b.client.SetInterceptor(
+      [&](Verb verb, const Resource& resource, const ListOptions*) -> std::optional<absl::Status> {
+        if (verb == Verb::kUpdate && resource == resources::Leases() && !raced) {
+          raced = true;  // Candidate "c" writes first: b's resourceVersion is now stale.
+          Json current = server.Get(resources::Leases(), kNs, kLease).value();
+          current["spec"]["holderIdentity"] = "c";
+          current["spec"]["renewTime"] = MicroTime(clock.Now());
+          REQUIRE(server.Update(resources::Leases(), current).ok());
+        }
+        return std::nullopt;
+      });
   b.elector->Start();
   AwaitParked({&b});
   for (int i = 0; i < 8; ++i) {  // 16 s: past the old holder's expiry.

@@ -1,9 +1,8 @@
 #include "common/kube/reflector.h"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
@@ -165,8 +164,7 @@ TEST_CASE("reflector watch timeouts are random in [300, 600) seconds", "[reflect
 
 TEST_CASE("reflector applies watch events and follows bookmarks", "[reflector]") {
   Fixture f;
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
 
@@ -198,8 +196,7 @@ TEST_CASE("reflector resumes a normally closed watch from the last version witho
           "[reflector]") {
   Fixture f;
   f.CreatePods(2);
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
   REQUIRE(f.client.Create(resources::Pods(), "ns", Pod("late")).ok());
@@ -217,8 +214,7 @@ TEST_CASE("reflector resumes a normally closed watch from the last version witho
 
 TEST_CASE("reflector backs off when a watch closes at once with no events", "[reflector]") {
   Fixture f;
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
   f.client.CloseWatches();
@@ -230,16 +226,14 @@ TEST_CASE("reflector backs off when a watch closes at once with no events", "[re
   CHECK(f.client.CountActions(Verb::kList) == 1);
 }
 
-TEST_CASE("reflector resumes the watch after a non-410 ERROR event, with backoff",
-          "[reflector]") {
+TEST_CASE("reflector resumes the watch after a non-410 ERROR event, with backoff", "[reflector]") {
   Fixture f;
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
-  f.client.SendRawEvent(resources::Pods(),
-                        {WatchEvent::Type::kError,
-                         StatusToJson(MakeError("InternalError", "etcd leader changed"))});
+  f.client.SendRawEvent(
+      resources::Pods(),
+      {WatchEvent::Type::kError, StatusToJson(MakeError("InternalError", "etcd leader changed"))});
   f.AwaitBackoffs(1);
   f.clock.Advance(absl::Milliseconds(800));
   REQUIRE(Eventually([&] { return f.Watches() == 2; }));
@@ -250,8 +244,7 @@ TEST_CASE("reflector resumes the watch after a non-410 ERROR event, with backoff
 TEST_CASE("reflector relists at once on a 410 ERROR event", "[reflector]") {
   Fixture f;
   f.CreatePods(3);
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
   f.client.ExpireWatches();
@@ -266,8 +259,7 @@ TEST_CASE("reflector relists when the watch's resourceVersion is gone at watch s
           "[reflector]") {
   Fixture f;
   f.CreatePods(3);
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
   const std::string old_rv = reflector.LastSyncResourceVersion();
@@ -296,13 +288,12 @@ TEST_CASE("reflector backs off 0.8 s doubling to 30 s, and resets after 2 health
           "[reflector]") {
   Fixture f;
   f.client.FailNext(Verb::kList, 8, absl::UnavailableError("down"));
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   const std::vector<absl::Duration> expected = {
-      absl::Milliseconds(800), absl::Milliseconds(1600), absl::Milliseconds(3200),
+      absl::Milliseconds(800),  absl::Milliseconds(1600),  absl::Milliseconds(3200),
       absl::Milliseconds(6400), absl::Milliseconds(12800), absl::Milliseconds(25600),
-      absl::Seconds(30), absl::Seconds(30)};
+      absl::Seconds(30),        absl::Seconds(30)};
   for (size_t i = 0; i < expected.size(); ++i) {
     f.AwaitBackoffs(i + 1);
     CHECK(f.backoffs.Delays()[i] == expected[i]);
@@ -337,8 +328,7 @@ TEST_CASE("reflector retries a 410 list at once with a quorum read", "[reflector
   Fixture f;
   f.CreatePods(2);
   f.client.FailNext(Verb::kList, 1, GoneError("too old resource version"));
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
   auto lists = f.client.ActionsOf(Verb::kList);
@@ -353,14 +343,14 @@ TEST_CASE("reflector falls back to a full list when a continue token expires", "
   f.CreatePods(5);
   fakes::InterceptingKubeClient client(&f.client);
   bool expired_once = false;
-  client.SetInterceptor([&](Verb verb, const Resource&,
-                            const ListOptions* options) -> std::optional<absl::Status> {
-    if (verb == Verb::kList && !options->continue_token.empty() && !expired_once) {
-      expired_once = true;
-      return GoneError("The provided continue parameter is too old");
-    }
-    return std::nullopt;
-  });
+  client.SetInterceptor(
+      [&](Verb verb, const Resource&, const ListOptions* options) -> std::optional<absl::Status> {
+        if (verb == Verb::kList && !options->continue_token.empty() && !expired_once) {
+          expired_once = true;
+          return GoneError("The provided continue parameter is too old");
+        }
+        return std::nullopt;
+      });
   ReflectorOptions options = TestOptions(&f.backoffs);
   options.page_size = 2;
   Reflector reflector(&client, resources::Pods(), &f.store, &f.clock, options);
@@ -403,8 +393,7 @@ TEST_CASE("reflector Stop is prompt while watching and while backing off", "[ref
 TEST_CASE("reflector skips malformed watch events without losing the stream", "[reflector]") {
   // A server (or proxy) sending an object without a name must not crash or wedge the reflector.
   Fixture f;
-  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock,
-                      TestOptions(&f.backoffs));
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, TestOptions(&f.backoffs));
   reflector.Start();
   REQUIRE(Eventually([&] { return f.Watches() == 1; }));
   f.client.SendRawEvent(resources::Pods(), {WatchEvent::Type::kAdded, Json{{"metadata", {}}}});

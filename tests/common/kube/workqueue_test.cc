@@ -1,12 +1,11 @@
 #include "common/kube/workqueue.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <map>
 #include <random>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "common/kube/rate_limiter.h"
 #include "common/time/fake_clock.h"
@@ -270,6 +269,49 @@ TEST_CASE("default controller rate limiter adds an overall 10 qps burst 100 buck
   CHECK(limiter->NumRequeues("x") == 1);
   limiter->Forget("x");
   CHECK(limiter->NumRequeues("x") == 0);
+}
+
+}  // namespace
+}  // namespace nereid::kube
+
+namespace nereid::kube {
+namespace {
+
+// Throughput, not correctness: run by hand with `kube_workqueue_test "[.perf]"`.
+TEST_CASE("workqueue throughput", "[.perf]") {
+  constexpr int kOps = 1'000'000;
+  {
+    WorkQueue queue(QueueOn(Clock::Real()));
+    const absl::Time start = absl::Now();
+    for (int i = 0; i < kOps; ++i) {
+      const std::string key = "ns/obj-" + std::to_string(i % 1000);
+      queue.Add(key);
+      auto got = queue.Get();
+      queue.Done(*got);
+    }
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    WARN("single thread Add+Get+Done: " << kOps / seconds / 1e6 << " M/s");
+  }
+  {
+    WorkQueue queue(QueueOn(Clock::Real()));
+    std::atomic<int> done{0};
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 4; ++w) {
+      workers.emplace_back([&] {
+        while (auto key = queue.Get()) {
+          queue.Done(*key);
+          ++done;
+        }
+      });
+    }
+    const absl::Time start = absl::Now();
+    for (int i = 0; i < kOps; ++i) queue.Add("ns/obj-" + std::to_string(i % 10000));
+    queue.ShutDownWithDrain();
+    for (auto& worker : workers) worker.join();
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    WARN("1 producer, 4 workers: " << kOps / seconds / 1e6 << " M adds/s, " << done.load()
+                                   << " keys processed (duplicates collapsed)");
+  }
 }
 
 }  // namespace
