@@ -80,8 +80,13 @@ std::optional<int64_t> FieldReader::Int(const Json& obj, std::string_view key,
   int64_t result = 0;
   if (value->is_number_integer() && !value->is_number_unsigned()) {
     result = value->get<int64_t>();
-  } else if (value->is_number_unsigned() &&
-             value->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+  } else if (value->is_number_unsigned()) {
+    if (value->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      AddCause(JoinPath(parent, key), "FieldValueInvalid",
+               absl::StrCat("must be between ", min, " and ", max, ", got ",
+                            value->get<uint64_t>()));
+      return std::nullopt;
+    }
     result = static_cast<int64_t>(value->get<uint64_t>());
   } else if (value->is_number_float() && std::isfinite(value->get<double>()) &&
              std::trunc(value->get<double>()) == value->get<double>() &&

@@ -429,6 +429,11 @@ TEST_CASE("type errors fail parsing with every bad field listed") {
   CHECK(ok->spec.train_spec.trigger.CheckPeriodSeconds() == 30);
   big["spec"]["trainSpec"]["trigger"]["checkPeriodSeconds"] = 1e300;
   CHECK_FALSE(IncrementalLearningJob::FromJson(big).ok());
+  big["spec"]["trainSpec"]["trigger"]["checkPeriodSeconds"] = UINT64_MAX;
+  auto too_big = IncrementalLearningJob::FromJson(big);
+  REQUIRE_FALSE(too_big.ok());
+  CHECK(Has(kube::Causes(too_big.status()), "spec.trainSpec.trigger.checkPeriodSeconds",
+            "FieldValueInvalid"));
 }
 
 TEST_CASE("a PodTemplateSpec round-trips losslessly") {
