@@ -1,5 +1,7 @@
 #include "common/kube/http_watch_stream.h"
 
+#include <sys/socket.h>
+
 #include <utility>
 #include <vector>
 
@@ -14,7 +16,14 @@ constexpr size_t kMaxErrorBody = 64 << 10;
 }  // namespace
 
 HttpWatchStream::HttpWatchStream(std::unique_ptr<httplib::ClientImpl> client, Options options)
-    : client_(std::move(client)), options_(std::move(options)), framer_(options_.max_event_bytes) {}
+    : client_(std::move(client)), options_(std::move(options)), framer_(options_.max_event_bytes) {
+  // httplib::ClientImpl::stop() only reaches a socket that is already connected. A Cancel() that
+  // lands before the connection exists is caught here: httplib creates the socket under the same
+  // lock stop() takes, so either stop() sees the connection or this hook sees the flag.
+  client_->set_socket_options([this](socket_t sock) {
+    if (cancel_requested_.load()) ::shutdown(sock, SHUT_RDWR);
+  });
+}
 
 absl::StatusOr<std::unique_ptr<HttpWatchStream>> HttpWatchStream::Start(
     std::unique_ptr<httplib::ClientImpl> client, std::string path, httplib::Headers headers,
@@ -25,9 +34,19 @@ absl::StatusOr<std::unique_ptr<HttpWatchStream>> HttpWatchStream::Start(
   stream->reader_ = std::thread([self, path = std::move(path), headers = std::move(headers)]() mutable {
     self->Run(std::move(path), std::move(headers));
   });
+  bool answered = false;
+  {
+    absl::MutexLock lock(&stream->mu_);
+    answered = stream->mu_.AwaitWithTimeout(absl::Condition(self, &HttpWatchStream::StartedOrDone),
+                                            stream->options_.header_timeout);
+  }
+  if (!answered) {
+    stream->Cancel();  // Unblocks the reader; the destructor joins it.
+    return absl::DeadlineExceededError(absl::StrCat(
+        "watch ", stream->options_.resource.QualifiedName(), ": no response headers within ",
+        absl::FormatDuration(stream->options_.header_timeout)));
+  }
   absl::MutexLock lock(&stream->mu_);
-  // Bounded by the client's connect and read timeouts.
-  stream->mu_.Await(absl::Condition(self, &HttpWatchStream::StartedOrDone));
   if (stream->headers_received_ && stream->http_status_ == 200) return stream;
   // The reader has finished: either no response at all, or an error response.
   absl::Status status = stream->headers_received_
@@ -158,6 +177,7 @@ absl::Status HttpWatchStream::Finish() {
 }
 
 void HttpWatchStream::Cancel() {
+  cancel_requested_.store(true);
   {
     absl::MutexLock lock(&mu_);
     if (cancelled_) return;

@@ -6,6 +6,7 @@
 // window, instead of growing memory). Cancel() stops the client, which shuts the socket down, so a
 // blocked read returns at once.
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/kube/client.h"
 #include "common/kube/json_stream.h"
 #include "common/kube/resource.h"
@@ -27,12 +29,15 @@ class HttpWatchStream final : public WatchStream {
     size_t max_event_bytes = 16 << 20;
     size_t max_queued_events = 1024;
     Resource resource;  // Fills in apiVersion/kind of objects that lack them; names logs.
+    // How long Start() waits for the response headers (real time: this is network I/O).
+    absl::Duration header_timeout = absl::Seconds(30);
     // Describes a failed request; called on the reader thread (where TLS errors are known).
     std::function<absl::Status(httplib::Error)> describe_error;
   };
 
-  // Sends the request and waits for the response headers. A non-200 answer (e.g. 410 Gone when the
-  // resourceVersion is too old) becomes the returned error, decoded from its Status body.
+  // Sends the request and waits for the response headers (at most header_timeout). A non-200
+  // answer (e.g. 410 Gone when the resourceVersion is too old) becomes the returned error, decoded
+  // from its Status body.
   static absl::StatusOr<std::unique_ptr<HttpWatchStream>> Start(
       std::unique_ptr<httplib::ClientImpl> client, std::string path, httplib::Headers headers,
       Options options);
@@ -70,6 +75,7 @@ class HttpWatchStream final : public WatchStream {
   bool done_ ABSL_GUARDED_BY(mu_) = false;       // The reader has finished.
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status final_status_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> cancel_requested_{false};  // Read by the socket hook, outside mu_.
   JsonStreamFramer framer_;  // Only the reader thread touches it.
 };
 

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/kube/errors.h"
+#include "common/kube/http_transport.h"
 #include "common/kube/http_watch_stream.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
@@ -108,16 +109,26 @@ absl::StatusOr<std::unique_ptr<RestClient>> RestClient::Create(const KubeConfig&
       new RestClient(config, std::move(options), std::move(transport)));
 }
 
-httplib::Headers RestClient::BaseHeaders() {
-  httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
-  if (std::string token = token_.Token(); !token.empty()) {
-    headers.emplace("Authorization", absl::StrCat("Bearer ", token));
-  } else if (!config_.username.empty()) {
-    headers.emplace("Authorization",
-                    absl::StrCat("Basic ", absl::Base64Escape(
-                                               absl::StrCat(config_.username, ":", config_.password))));
+RestClient::~RestClient() = default;
+
+std::string RestClient::Authorization() {
+  if (std::string token = token_.Token(); !token.empty()) return absl::StrCat("Bearer ", token);
+  if (!config_.username.empty()) {
+    return absl::StrCat("Basic ",
+                        absl::Base64Escape(absl::StrCat(config_.username, ":", config_.password)));
   }
-  return headers;
+  return "";
+}
+
+void RestClient::Throttle(std::string_view what) {
+  const absl::Duration wait = limiter_.Reserve();
+  if (wait <= absl::ZeroDuration()) return;
+  // As client-go: a long client-side wait is worth a line, it explains slow reconciles.
+  if (wait >= absl::Seconds(1)) {
+    LOG(INFO) << "waiting " << wait << " for client-side throttling (qps " << options_.qps
+              << ", burst " << options_.burst << ") before " << what;
+  }
+  options_.clock->SleepFor(wait);
 }
 
 absl::StatusOr<RestClient::Response> RestClient::SendOnce(const Request& request,
@@ -130,7 +141,8 @@ absl::StatusOr<RestClient::Response> RestClient::SendOnce(const Request& request
   httplib::Request req;
   req.method = request.method;
   req.path = transport_->address().base_path + request.path;
-  req.headers = BaseHeaders();
+  req.headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
+  if (std::string auth = Authorization(); !auth.empty()) req.headers.emplace("Authorization", auth);
   if (!request.content_type.empty()) {
     req.headers.emplace("Content-Type", request.content_type);
     req.body = request.body;
@@ -165,9 +177,9 @@ absl::StatusOr<RestClient::Response> RestClient::SendOnce(const Request& request
 absl::StatusOr<RestClient::Response> RestClient::Send(const Request& request) {
   bool fresh_connection = false;
   for (int attempt = 0;; ++attempt) {
-    limiter_.Acquire();
+    Throttle(absl::StrCat(request.method, " ", request.path));
     bool reused_connection_broke = false;
-    const absl::Time start = options_.clock->Now();
+    const absl::Time start = absl::Now();  // Network latency is real time, not the Clock's.
     absl::StatusOr<Response> response = SendOnce(request, fresh_connection,
                                                  &reused_connection_broke);
     fresh_connection = false;
@@ -186,7 +198,7 @@ absl::StatusOr<RestClient::Response> RestClient::Send(const Request& request) {
       return response.status();
     }
     LOG(DEBUG) << request.method << " " << request.path << " -> " << response->status << " ("
-               << options_.clock->Now() - start << ")";
+               << absl::Now() - start << ")";
     const bool retryable_code = response->status == 429 || response->status >= 500;
     int64_t retry_seconds = 0;
     if (retries_left && retryable_code && !response->retry_after.empty() &&
@@ -340,7 +352,11 @@ absl::Status RestClient::Delete(const Resource& resource, std::string_view ns,
     }
     body["preconditions"] = std::move(preconditions);
   }
-  return Call({"DELETE", resource.ObjectPath(ns, name), body.dump(), "application/json"}).status();
+  // The answer is the deleted object or a Status; only the code matters (some servers send none).
+  ASSIGN_OR_RETURN(Response response, Send({"DELETE", resource.ObjectPath(ns, name), body.dump(),
+                                            "application/json"}));
+  if (response.status >= 200 && response.status <= 299) return absl::OkStatus();
+  return StatusFromResponse(response.status, response.body, response.retry_after);
 }
 
 absl::StatusOr<std::unique_ptr<WatchStream>> RestClient::Watch(const Resource& resource,
@@ -366,15 +382,18 @@ absl::StatusOr<std::unique_ptr<WatchStream>> RestClient::Watch(const Resource& r
                               : options_.watch_idle_timeout;
   client->set_read_timeout(std::chrono::microseconds(absl::ToInt64Microseconds(read_timeout)));
 
-  limiter_.Acquire();
+  Throttle(absl::StrCat("watch ", path));
+  httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
+  if (std::string auth = Authorization(); !auth.empty()) headers.emplace("Authorization", auth);
   HttpWatchStream::Options watch_options;
   watch_options.max_event_bytes = options_.max_watch_event_bytes;
   watch_options.resource = resource;
+  watch_options.header_timeout = options_.timeout;
   watch_options.describe_error = [transport = transport_.get()](httplib::Error error) {
     return transport->TransportError(error, /*timed_out=*/false);
   };
   absl::StatusOr<std::unique_ptr<HttpWatchStream>> stream =
-      HttpWatchStream::Start(std::move(client), path, BaseHeaders(), std::move(watch_options));
+      HttpWatchStream::Start(std::move(client), path, std::move(headers), std::move(watch_options));
   if (!stream.ok()) {
     LOG(DEBUG) << "watch " << resource.QualifiedName() << " " << path << ": "
                << stream.status().message();

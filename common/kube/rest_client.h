@@ -24,12 +24,13 @@
 #include "absl/time/time.h"
 #include "common/kube/client.h"
 #include "common/kube/config.h"
-#include "common/kube/http_transport.h"
 #include "common/kube/token_source.h"
 #include "common/time/clock.h"
 #include "common/time/token_bucket.h"
 
 namespace nereid::kube {
+
+class HttpTransport;
 
 class RestClient final : public KubeClient {
  public:
@@ -57,6 +58,7 @@ class RestClient final : public KubeClient {
   static absl::StatusOr<std::unique_ptr<RestClient>> Create(const KubeConfig& config) {
     return Create(config, Options());
   }
+  ~RestClient() override;
 
   absl::StatusOr<Json> Get(const Resource& resource, std::string_view ns,
                            std::string_view name) override;
@@ -103,7 +105,10 @@ class RestClient final : public KubeClient {
   absl::StatusOr<Json> Call(const Request& request);
   absl::StatusOr<Json> Put(const Resource& resource, const Json& object,
                            std::string_view subresource);
-  httplib::Headers BaseHeaders();
+  // The Authorization header value for the next request ("" for none).
+  std::string Authorization();
+  // Waits on the clock for a client-side rate limit token; says so when the wait was long.
+  void Throttle(std::string_view what);
 
   const KubeConfig config_;
   const Options options_;

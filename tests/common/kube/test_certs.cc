@@ -42,7 +42,8 @@ void AddExt(X509* cert, X509* issuer, int nid, const char* value) {
   X509_EXTENSION_free(ext);
 }
 
-Pem Issue(const std::string& cn, X509* issuer, EVP_PKEY* issuer_key, bool ca, bool server) {
+Pem Issue(const std::string& cn, X509* issuer, EVP_PKEY* issuer_key, bool ca, bool server,
+          const std::string& san) {
   static std::atomic<long> serial{1000};
   std::unique_ptr<EVP_PKEY, Free> key = NewKey();
   std::unique_ptr<X509, Free> cert(X509_new());
@@ -64,7 +65,7 @@ Pem Issue(const std::string& cn, X509* issuer, EVP_PKEY* issuer_key, bool ca, bo
     AddExt(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE");
     AddExt(cert.get(), signer, NID_key_usage, "critical,digitalSignature,keyEncipherment");
     AddExt(cert.get(), signer, NID_ext_key_usage, server ? "serverAuth" : "clientAuth");
-    if (server) AddExt(cert.get(), signer, NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost");
+    if (server && !san.empty()) AddExt(cert.get(), signer, NID_subject_alt_name, san.c_str());
   }
   if (X509_sign(cert.get(), signer_key, EVP_sha256()) == 0) throw std::runtime_error("X509_sign");
   std::unique_ptr<BIO, Free> cert_bio(BIO_new(BIO_s_mem()));
@@ -83,14 +84,15 @@ std::unique_ptr<T, Free> FromPem(const std::string& pem, Read read) {
 }  // namespace
 
 Pem MakeCa(const std::string& common_name) {
-  return Issue(common_name, nullptr, nullptr, /*ca=*/true, /*server=*/false);
+  return Issue(common_name, nullptr, nullptr, /*ca=*/true, /*server=*/false, "");
 }
 
-Pem MakeLeaf(const Pem& ca, const std::string& common_name, bool server) {
+Pem MakeLeaf(const Pem& ca, const std::string& common_name, bool server,
+             const std::string& subject_alt_name) {
   auto ca_cert = FromPem<X509>(ca.cert, PEM_read_bio_X509);
   auto ca_key = FromPem<EVP_PKEY>(ca.key, PEM_read_bio_PrivateKey);
   if (!ca_cert || !ca_key) throw std::runtime_error("bad CA PEM");
-  return Issue(common_name, ca_cert.get(), ca_key.get(), /*ca=*/false, server);
+  return Issue(common_name, ca_cert.get(), ca_key.get(), /*ca=*/false, server, subject_alt_name);
 }
 
 TempDir::TempDir() {

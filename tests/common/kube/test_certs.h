@@ -14,9 +14,10 @@ struct Pem {
 
 // A self-signed CA certificate.
 Pem MakeCa(const std::string& common_name);
-// A leaf certificate signed by `ca`. `server` adds serverAuth and a SAN of 127.0.0.1 and
-// localhost; otherwise the certificate is for clientAuth.
-Pem MakeLeaf(const Pem& ca, const std::string& common_name, bool server);
+// A leaf certificate signed by `ca`. `server` makes it a serverAuth certificate with the given
+// subjectAltName (OpenSSL syntax); otherwise it is for clientAuth.
+Pem MakeLeaf(const Pem& ca, const std::string& common_name, bool server,
+             const std::string& subject_alt_name = "IP:127.0.0.1,DNS:localhost");
 
 // A fresh directory under $TMPDIR, removed with its content on destruction.
 class TempDir {

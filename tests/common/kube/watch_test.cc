@@ -206,6 +206,35 @@ TEST_CASE("watch: destroying an open stream does not hang", "[watch]") {
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
 }
 
+TEST_CASE("watch: a server that never sends headers is given up on after the timeout", "[watch]") {
+  TestHttpServer server;
+  absl::Mutex mu;
+  bool release = false;
+  server.server().Get(".*", [&](const httplib::Request&, httplib::Response& res) {
+    absl::MutexLock lock(&mu);
+    mu.AwaitWithTimeout(absl::Condition(&release), absl::Seconds(10));
+    res.set_content("{}", "application/json");
+  });
+  server.Start();
+  KubeConfig config;
+  config.server = server.url();
+  RestClient::Options options;
+  options.timeout = absl::Milliseconds(300);
+  auto client = RestClient::Create(config, options);
+  REQUIRE(client.ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto stream = (*client)->Watch(resources::Pods(), "ns1", {});
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  {
+    absl::MutexLock lock(&mu);
+    release = true;
+  }
+  REQUIRE_FALSE(stream.ok());
+  CHECK(stream.status().code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(elapsed >= std::chrono::milliseconds(250));
+  CHECK(elapsed < std::chrono::seconds(3));
+}
+
 TEST_CASE("watch: malformed streams end with a clear error", "[watch]") {
   SECTION("garbage after a good event") {
     WatchFixture f;
