@@ -40,8 +40,8 @@ Json Trigger::ToJson() const {
 }
 
 const std::vector<std::string_view>& TriggerOperators() {
-  static const std::vector<std::string_view> ops = {">",  ">=", "=",  "==", "!=", "<",  "<=",
-                                                    "gt", "ge", "eq", "ne", "lt", "le"};
+  static const std::vector<std::string_view> ops = {
+      ">", ">=", "=", "==", "!=", "<", "<=", "gt", "ge", "eq", "ne", "lt", "le"};
   return ops;
 }
 
@@ -102,9 +102,9 @@ bool AppendCondition(std::vector<Condition>* conditions, Condition condition, ab
   }
   if (max_conditions == 0) max_conditions = 1;  // The latest condition is always kept.
   if (conditions->size() > max_conditions) {
-    conditions->erase(conditions->begin(),
-                      conditions->begin() + static_cast<ptrdiff_t>(conditions->size() -
-                                                                   max_conditions));
+    conditions->erase(
+        conditions->begin(),
+        conditions->begin() + static_cast<ptrdiff_t>(conditions->size() - max_conditions));
     changed = true;
   }
   return changed;
@@ -271,9 +271,9 @@ std::vector<Condition> ReadConditions(const Json& status, std::string_view paren
 void CheckTypeMeta(const Json& object, std::string_view kind, FieldReader* reader) {
   std::optional<std::string> api_version = reader->String(object, "apiVersion", "");
   if (api_version.has_value() && *api_version != kApiVersion) {
-    reader->AddCause("apiVersion", "FieldValueNotSupported",
-                     absl::StrCat("must be \"", ToAbsl(kApiVersion), "\", got \"", *api_version,
-                                  "\""));
+    reader->AddCause(
+        "apiVersion", "FieldValueNotSupported",
+        absl::StrCat("must be \"", ToAbsl(kApiVersion), "\", got \"", *api_version, "\""));
   }
   std::optional<std::string> actual_kind = reader->String(object, "kind", "");
   if (actual_kind.has_value() && *actual_kind != kind) {

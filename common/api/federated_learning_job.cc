@@ -164,8 +164,8 @@ std::vector<kube::StatusCause> FederatedLearningJob::Validate() const {
   if (spec.transmitter.has_value()) {
     const Transmitter& t = *spec.transmitter;
     if (t.ws && t.s3.has_value()) {
-      AddInvalid("spec.transmitter",
-                 "choose one transmitter: ws (the default) or s3, not both", &out);
+      AddInvalid("spec.transmitter", "choose one transmitter: ws (the default) or s3, not both",
+                 &out);
     }
     if (t.s3.has_value()) {
       const std::string& path = t.s3->agg_data_path;

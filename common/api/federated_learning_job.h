@@ -53,9 +53,9 @@ struct Transmitter {
 };
 
 struct FederatedLearningJobSpec {
-  AggregationWorker aggregation_worker;         // JSON "aggregationWorker".
+  AggregationWorker aggregation_worker;          // JSON "aggregationWorker".
   std::vector<TrainingWorker> training_workers;  // JSON "trainingWorkers".
-  std::optional<NamedRef> pretrained_model;     // JSON "pretrainedModel".
+  std::optional<NamedRef> pretrained_model;      // JSON "pretrainedModel".
   std::optional<Transmitter> transmitter;
 
   kube::Json ToJson() const;

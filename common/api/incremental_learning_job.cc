@@ -42,12 +42,9 @@ Json IlDeploySpec::ToJson() const {
 }
 
 Json IncrementalLearningJobSpec::ToJson() const {
-  Json json = {{"dataset", dataset.ToJson()},
-               {"initialModel", initial_model.ToJson()},
-               {"trainSpec", train_spec.ToJson()},
-               {"evalSpec", eval_spec.ToJson()},
-               {"deploySpec", deploy_spec.ToJson()},
-               {"outputDir", output_dir}};
+  Json json = {{"dataset", dataset.ToJson()},        {"initialModel", initial_model.ToJson()},
+               {"trainSpec", train_spec.ToJson()},   {"evalSpec", eval_spec.ToJson()},
+               {"deploySpec", deploy_spec.ToJson()}, {"outputDir", output_dir}};
   if (!credential_name.empty()) json["credentialName"] = credential_name;
   return json;
 }
@@ -124,8 +121,8 @@ Json IncrementalLearningJob::ToJson() const {
 std::vector<kube::StatusCause> IncrementalLearningJob::Validate() const {
   Causes out;
   ValidateJobDataset(spec.dataset, "spec.dataset", &out);
-  ValidateObjectName(spec.initial_model.name, "spec.initialModel.name",
-                     "the initial model name", &out);
+  ValidateObjectName(spec.initial_model.name, "spec.initialModel.name", "the initial model name",
+                     &out);
   ValidatePodTemplate(spec.train_spec.pod_template, "spec.trainSpec.template", "train worker",
                       &out);
   ValidateTrigger(spec.train_spec.trigger, "spec.trainSpec.trigger", &out);

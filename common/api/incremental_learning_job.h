@@ -28,7 +28,9 @@ struct DeployModel {
   // JSON "pollPeriodSeconds": how often the inference worker polls that file; >= 1, default 60.
   std::optional<int64_t> poll_period_seconds;
 
-  int64_t PollPeriodSeconds() const { return poll_period_seconds.value_or(kDefaultPollPeriodSeconds); }
+  int64_t PollPeriodSeconds() const {
+    return poll_period_seconds.value_or(kDefaultPollPeriodSeconds);
+  }
   kube::Json ToJson() const;
   friend bool operator==(const DeployModel&, const DeployModel&) = default;
 };
@@ -51,7 +53,7 @@ struct IlEvalSpec {
 
 struct IlDeploySpec {
   DeployModel model;
-  Trigger trigger;  // Typically on precision_delta.
+  Trigger trigger;                                       // Typically on precision_delta.
   std::optional<HardExampleMining> hard_example_mining;  // JSON "hardExampleMining".
   PodTemplate pod_template;
 

@@ -41,8 +41,8 @@ void PutWorkerCommon(Json* json, const PodTemplate& pod_template, const std::opt
 
 void ValidateHpa(const Hpa& hpa, const std::string& field, Causes* out) {
   if (hpa.max_replicas < 1) {
-    AddRequired(JoinPath(field, "maxReplicas"), "hpa.maxReplicas is required and must be at least 1",
-                out);
+    AddRequired(JoinPath(field, "maxReplicas"),
+                "hpa.maxReplicas is required and must be at least 1", out);
   }
   if (hpa.min_replicas.has_value()) {
     if (*hpa.min_replicas < 1) {
@@ -136,7 +136,8 @@ absl::StatusOr<JointInferenceService> JointInferenceService::FromJson(const Json
         w.model = ReadNamedRef(*model, JoinPath(path, "model"), &r);
       }
       if (const Json* hem = r.Object(*edge, "hardExampleMining", path)) {
-        w.hard_example_mining = ReadHardExampleMining(*hem, JoinPath(path, "hardExampleMining"), &r);
+        w.hard_example_mining =
+            ReadHardExampleMining(*hem, JoinPath(path, "hardExampleMining"), &r);
       }
       w.pod_template = ReadPodTemplate(*edge, "template", path, &r);
       w.hpa = ReadHpa(*edge, path, &r);
@@ -179,8 +180,8 @@ Json JointInferenceService::ToJson() const {
 std::vector<kube::StatusCause> JointInferenceService::Validate() const {
   Causes out;
   const auto& edge = spec.edge_worker;
-  ValidateObjectName(edge.model.name, "spec.edgeWorker.model.name",
-                     "the edge worker's model name", &out);
+  ValidateObjectName(edge.model.name, "spec.edgeWorker.model.name", "the edge worker's model name",
+                     &out);
   ValidateHardExampleMining(edge.hard_example_mining, "spec.edgeWorker.hardExampleMining", &out);
   ValidatePodTemplate(edge.pod_template, "spec.edgeWorker.template", "edge worker", &out);
   if (edge.hpa.has_value()) ValidateHpa(*edge.hpa, "spec.edgeWorker.hpa", &out);

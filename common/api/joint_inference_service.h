@@ -22,15 +22,15 @@ namespace nereid::api {
 struct Hpa {
   std::optional<int32_t> min_replicas;  // >= 1 when set.
   int32_t max_replicas = 0;             // Required, >= 1 and >= minReplicas.
-  kube::Json metrics;                   // autoscaling/v2 MetricSpec list, kept as written; null if none.
-  kube::Json behavior;                  // autoscaling/v2 HorizontalPodAutoscalerBehavior; null if none.
+  kube::Json metrics;   // autoscaling/v2 MetricSpec list, kept as written; null if none.
+  kube::Json behavior;  // autoscaling/v2 HorizontalPodAutoscalerBehavior; null if none.
 
   kube::Json ToJson() const;
   friend bool operator==(const Hpa&, const Hpa&) = default;
 };
 
 struct JointInferenceEdgeWorker {
-  NamedRef model;  // The little model.
+  NamedRef model;                         // The little model.
   HardExampleMining hard_example_mining;  // JSON "hardExampleMining".
   PodTemplate pod_template;               // JSON "template".
   std::optional<Hpa> hpa;
@@ -39,7 +39,8 @@ struct JointInferenceEdgeWorker {
   std::optional<int32_t> replicas;
 
   kube::Json ToJson() const;
-  friend bool operator==(const JointInferenceEdgeWorker&, const JointInferenceEdgeWorker&) = default;
+  friend bool operator==(const JointInferenceEdgeWorker&,
+                         const JointInferenceEdgeWorker&) = default;
 };
 
 struct JointInferenceCloudWorker {
@@ -65,7 +66,7 @@ struct JointInferenceServiceSpec {
 namespace ji_phases {
 inline constexpr std::string_view kPending = "Pending";  // Workers created, not all available.
 inline constexpr std::string_view kRunning = "Running";  // Both workers available.
-inline constexpr std::string_view kFailed = "Failed";    // A worker failed (not a transient rollout).
+inline constexpr std::string_view kFailed = "Failed";  // A worker failed (not a transient rollout).
 }  // namespace ji_phases
 
 // conditions (types Pending|Running|Failed), startTime, active, failed, metrics are Sedna's.
@@ -75,8 +76,8 @@ struct JointInferenceServiceStatus {
   std::string phase;
   std::vector<Condition> conditions;
   std::optional<absl::Time> start_time;
-  int32_t active = 0;  // Workers (Deployments) available.
-  int32_t failed = 0;  // Workers failed.
+  int32_t active = 0;           // Workers (Deployments) available.
+  int32_t failed = 0;           // Workers failed.
   std::vector<Metric> metrics;  // From the edge worker's reports (inferenceNumber, ...).
   std::optional<int64_t> observed_generation;
 

@@ -48,8 +48,8 @@ const Json* FieldReader::Get(const Json& obj, std::string_view key) {
 }
 
 void FieldReader::AddTypeError(std::string field, std::string_view expected, const Json& got) {
-  std::string message = absl::StrCat("must be ", ToAbsl(expected), ", got ",
-                                     ToAbsl(JsonTypeName(got)));
+  std::string message =
+      absl::StrCat("must be ", ToAbsl(expected), ", got ", ToAbsl(JsonTypeName(got)));
   if (got.is_string() || got.is_number() || got.is_boolean()) {
     std::string shown = got.dump();
     if (shown.size() > 64) shown = shown.substr(0, 61) + "...";
@@ -82,9 +82,9 @@ std::optional<int64_t> FieldReader::Int(const Json& obj, std::string_view key,
     result = value->get<int64_t>();
   } else if (value->is_number_unsigned()) {
     if (value->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      AddCause(JoinPath(parent, key), "FieldValueInvalid",
-               absl::StrCat("must be between ", min, " and ", max, ", got ",
-                            value->get<uint64_t>()));
+      AddCause(
+          JoinPath(parent, key), "FieldValueInvalid",
+          absl::StrCat("must be between ", min, " and ", max, ", got ", value->get<uint64_t>()));
       return std::nullopt;
     }
     result = static_cast<int64_t>(value->get<uint64_t>());

@@ -28,8 +28,7 @@ KnowledgeBase ReadKnowledgeBase(const Json& kb, FieldReader* r) {
         KbModel m;
         m.model_id = r->String(item, "modelID", item_path).value_or("");
         m.average_precision = r->Number(item, "averagePrecision", item_path).value_or(0);
-        m.number_of_train_samples =
-            r->Int(item, "numberOfTrainSamples", item_path, 0).value_or(0);
+        m.number_of_train_samples = r->Int(item, "numberOfTrainSamples", item_path, 0).value_or(0);
         out.list_of_ai_models.push_back(std::move(m));
       }
     }
@@ -148,8 +147,8 @@ std::vector<kube::StatusCause> LifelongLearningJob::Validate() const {
                       &out);
   ValidateTrigger(spec.train_spec.trigger, "spec.trainSpec.trigger", &out);
   ValidatePodTemplate(spec.eval_spec.pod_template, "spec.evalSpec.template", "eval worker", &out);
-  ValidatePodTemplate(spec.deploy_spec.pod_template, "spec.deploySpec.template",
-                      "inference worker", &out);
+  ValidatePodTemplate(spec.deploy_spec.pod_template, "spec.deploySpec.template", "inference worker",
+                      &out);
   ValidateLocation(spec.output_dir, "spec.outputDir", "the output directory", {"s3"}, &out);
   return out;
 }

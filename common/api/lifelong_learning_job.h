@@ -1,8 +1,8 @@
 #pragma once
 
 // LifelongLearningJob (sedna.io/v1alpha1, short name ll): like incremental learning, but training
-// feeds a knowledge base of task-specific models (the KB server) instead of replacing one model, and
-// unseen tasks are detected at inference time. Same Train -> Eval -> Deploy stage machine.
+// feeds a knowledge base of task-specific models (the KB server) instead of replacing one model,
+// and unseen tasks are detected at inference time. Same Train -> Eval -> Deploy stage machine.
 
 #include <cstdint>
 #include <optional>
@@ -38,15 +38,15 @@ struct LifelongLearningJobSpec {
 
 // Sedna's knowledge-base summary (JSON names as Sedna's: "AIModels", "AIClasses", "samples").
 struct KbModel {
-  std::string model_id;                // JSON "modelID".
-  double average_precision = 0;        // JSON "averagePrecision".
-  int64_t number_of_train_samples = 0; // JSON "numberOfTrainSamples".
+  std::string model_id;                 // JSON "modelID".
+  double average_precision = 0;         // JSON "averagePrecision".
+  int64_t number_of_train_samples = 0;  // JSON "numberOfTrainSamples".
   friend bool operator==(const KbModel&, const KbModel&) = default;
 };
 struct KnowledgeBase {
-  int64_t number_of_ai_models = 0;       // AIModels.numberOfAIModels
-  std::vector<KbModel> list_of_ai_models;  // AIModels.listOfAIModels
-  int64_t number_of_ai_classes = 0;      // AIClasses.numberOfAIClasses
+  int64_t number_of_ai_models = 0;              // AIModels.numberOfAIModels
+  std::vector<KbModel> list_of_ai_models;       // AIModels.listOfAIModels
+  int64_t number_of_ai_classes = 0;             // AIClasses.numberOfAIClasses
   std::vector<std::string> list_of_ai_classes;  // AIClasses.listOfAIClasses
   int64_t number_of_labeled_unseen_sample = 0;  // samples.numberOfLabeledUnseenSample
   int64_t number_of_unseen_sample = 0;          // samples.numberOfUnseenSample

@@ -63,9 +63,9 @@ namespace worker_types {
 inline constexpr std::string_view kEdge = "edge";    // JointInferenceService edge worker.
 inline constexpr std::string_view kCloud = "cloud";  // JointInferenceService cloud worker.
 inline constexpr std::string_view kAggregation = "aggregation";  // FederatedLearningJob.
-inline constexpr std::string_view kTrain = "train";  // FL training, IL/LL train stage.
-inline constexpr std::string_view kEval = "eval";    // IL/LL eval stage.
-inline constexpr std::string_view kInference = "inference";  // IL/LL deploy stage.
+inline constexpr std::string_view kTrain = "train";              // FL training, IL/LL train stage.
+inline constexpr std::string_view kEval = "eval";                // IL/LL eval stage.
+inline constexpr std::string_view kInference = "inference";      // IL/LL deploy stage.
 }  // namespace worker_types
 
 // ---- Names of generated children (Sedna's scheme, so operators find them where they expect).
@@ -80,9 +80,9 @@ std::string HpaName(std::string_view deployment_name);
 
 // ---- Ports.
 namespace ports {
-inline constexpr int kLocalController = 9100;       // LC worker-report REST server (LC_SERVER).
-inline constexpr int kJointInferenceCloud = 5000;   // JI cloud worker (BIG_MODEL_BIND_PORT).
-inline constexpr int kAggregation = 7363;           // FL aggregation worker (AGG_BIND_PORT).
+inline constexpr int kLocalController = 9100;      // LC worker-report REST server (LC_SERVER).
+inline constexpr int kJointInferenceCloud = 5000;  // JI cloud worker (BIG_MODEL_BIND_PORT).
+inline constexpr int kAggregation = 7363;          // FL aggregation worker (AGG_BIND_PORT).
 }  // namespace ports
 
 // ---- Env vars injected into every container of a worker (sedna-facts §5.2, §4.7).

@@ -97,17 +97,16 @@ void ValidateLocation(std::string_view url, std::string field, std::string_view 
                       std::move(field)});
     } else if (url.size() == sep + 3) {
       AddInvalid(std::move(field),
-                 absl::StrCat(ToAbsl(what), " ", Quote(url), " has nothing after the scheme"),
-                 out);
+                 absl::StrCat(ToAbsl(what), " ", Quote(url), " has nothing after the scheme"), out);
     }
     return;
   }
   if (url.front() != '/') {
-    AddInvalid(std::move(field),
-               absl::StrCat(ToAbsl(what), " ", Quote(url),
-                            " must be an absolute host path (starting with '/') or a URL (",
-                            allowed, ")"),
-               out);
+    AddInvalid(
+        std::move(field),
+        absl::StrCat(ToAbsl(what), " ", Quote(url),
+                     " must be an absolute host path (starting with '/') or a URL (", allowed, ")"),
+        out);
     return;
   }
   for (absl::string_view part : absl::StrSplit(ToAbsl(url), '/')) {
@@ -163,8 +162,7 @@ void ValidatePodTemplate(const PodTemplate& pod_template, std::string field,
   if (containers == spec->end() || containers->is_null() ||
       (containers->is_array() && containers->empty())) {
     AddRequired(containers_field,
-                absl::StrCat("the ", ToAbsl(worker),
-                             " pod template needs at least one container"),
+                absl::StrCat("the ", ToAbsl(worker), " pod template needs at least one container"),
                 out);
     return;
   }
@@ -184,10 +182,10 @@ void ValidatePodTemplate(const PodTemplate& pod_template, std::string field,
     if (name == c.end() || !name->is_string() || name->get<std::string>().empty()) {
       AddRequired(JoinPath(c_field, "name"), "every container needs a name", out);
     } else if (!names.insert(name->get<std::string>()).second) {
-      out->push_back({std::string(cause_reasons::kDuplicate),
-                      absl::StrCat("container name ", Quote(name->get<std::string>()),
-                                   " is used twice"),
-                      JoinPath(c_field, "name")});
+      out->push_back(
+          {std::string(cause_reasons::kDuplicate),
+           absl::StrCat("container name ", Quote(name->get<std::string>()), " is used twice"),
+           JoinPath(c_field, "name")});
     }
     auto image = c.find("image");
     if (image == c.end() || !image->is_string() || image->get<std::string>().empty()) {
@@ -198,10 +196,10 @@ void ValidatePodTemplate(const PodTemplate& pod_template, std::string field,
 
 void ValidateTrigger(const Trigger& trigger, std::string field, Causes* out) {
   if (trigger.check_period_seconds.has_value() && *trigger.check_period_seconds < 1) {
-    AddInvalid(JoinPath(field, "checkPeriodSeconds"),
-               absl::StrCat("checkPeriodSeconds must be at least 1, got ",
-                            *trigger.check_period_seconds),
-               out);
+    AddInvalid(
+        JoinPath(field, "checkPeriodSeconds"),
+        absl::StrCat("checkPeriodSeconds must be at least 1, got ", *trigger.check_period_seconds),
+        out);
   }
   if (trigger.timer.has_value()) {
     std::string timer_field = JoinPath(field, "timer");
@@ -213,8 +211,10 @@ void ValidateTrigger(const Trigger& trigger, std::string field, Causes* out) {
         AddRequired(f, absl::StrCat("the timer ", ToAbsl(key), " time is required (HH:MM)"), out);
       } else if (!IsTimeOfDay(*value)) {
         AddInvalid(f,
-                   absl::StrCat("the timer ", ToAbsl(key), " must be a time of day as HH:MM "
-                                "(00:00 to 23:59, or 24:00 for the end of the day), got ", Quote(*value)),
+                   absl::StrCat("the timer ", ToAbsl(key),
+                                " must be a time of day as HH:MM "
+                                "(00:00 to 23:59, or 24:00 for the end of the day), got ",
+                                Quote(*value)),
                    out);
       }
     }

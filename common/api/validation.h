@@ -29,8 +29,7 @@ void AddRequired(std::string field, std::string message, Causes* out);
 void AddInvalid(std::string field, std::string message, Causes* out);
 
 // Empty -> "<what> is required".
-void RequireNonEmpty(std::string_view value, std::string field, std::string_view what,
-                     Causes* out);
+void RequireNonEmpty(std::string_view value, std::string field, std::string_view what, Causes* out);
 // A reference to an object by name: required and a valid DNS-1123 subdomain.
 void ValidateObjectName(std::string_view name, std::string field, std::string_view what,
                         Causes* out);

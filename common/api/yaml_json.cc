@@ -23,7 +23,7 @@ bool IsNullWord(const std::string& s) {
 bool IsDigits(std::string_view s, int base) {
   if (s.empty()) return false;
   for (char c : s) {
-    bool ok = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+    bool ok = base == 16  ? std::isxdigit(static_cast<unsigned char>(c)) != 0
               : base == 8 ? (c >= '0' && c <= '7')
                           : (c >= '0' && c <= '9');
     if (!ok) return false;
@@ -157,13 +157,13 @@ absl::Status Convert(const YAML::Node& node, Json* out) {
       *out = Json::object();
       for (const auto& entry : node) {
         if (!entry.first.IsScalar()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "line ", entry.first.Mark().line + 1, ": mapping keys must be scalars"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("line ", entry.first.Mark().line + 1, ": mapping keys must be scalars"));
         }
         const std::string& key = entry.first.Scalar();
         if (out->contains(key)) {
-          return absl::InvalidArgumentError(absl::StrCat("line ", entry.first.Mark().line + 1,
-                                                         ": duplicate key \"", key, "\""));
+          return absl::InvalidArgumentError(
+              absl::StrCat("line ", entry.first.Mark().line + 1, ": duplicate key \"", key, "\""));
         }
         Json converted;
         if (absl::Status s = Convert(entry.second, &converted); !s.ok()) return s;

@@ -1,6 +1,7 @@
+#include "common/api/common_types.h"
+
 #include <catch2/catch.hpp>
 
-#include "common/api/common_types.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 
@@ -94,12 +95,13 @@ TEST_CASE("time of day and trigger operators follow Sedna") {
     CAPTURE(ok);
     CHECK(IsTimeOfDay(ok));
   }
-  for (const char* bad : {"", "2:00", "24:01", "25:00", "12:60", "12-30", "12:3", "1200", "ab:cd",
-                          " 12:30"}) {
+  for (const char* bad :
+       {"", "2:00", "24:01", "25:00", "12:60", "12-30", "12:3", "1200", "ab:cd", " 12:30"}) {
     CAPTURE(bad);
     CHECK_FALSE(IsTimeOfDay(bad));
   }
-  for (const char* op : {">", ">=", "=", "==", "!=", "<", "<=", "gt", "ge", "eq", "ne", "lt", "le"}) {
+  for (const char* op :
+       {">", ">=", "=", "==", "!=", "<", "<=", "gt", "ge", "eq", "ne", "lt", "le"}) {
     CAPTURE(op);
     CHECK(IsTriggerOperator(op));
   }

@@ -4,7 +4,6 @@
 // rejects where a schema can express it.
 
 #include <catch2/catch.hpp>
-
 #include <functional>
 #include <set>
 
@@ -97,8 +96,8 @@ TEST_CASE("CRD names, scope, version, subresource, category and short names") {
     CHECK(version["storage"] == true);
     CHECK(version["subresources"] == Json::parse(R"({"status": {}})"));
     // Only keys apiextensions.k8s.io/v1 knows.
-    std::set<std::string> allowed = {"name", "served", "storage", "subresources",
-                                     "additionalPrinterColumns", "schema"};
+    std::set<std::string> allowed = {
+        "name", "served", "storage", "subresources", "additionalPrinterColumns", "schema"};
     for (const auto& [key, value] : version.items()) CHECK(allowed.count(key) == 1);
   }
 }
@@ -128,7 +127,8 @@ TEST_CASE("schemas are structural and preserve unknown fields only in templates 
   // Every template is preserve-unknown at the template itself.
   std::vector<std::string> templates;
   for (const Expected& e : ExpectedCrds()) {
-    for (const std::string& path : testing::LintStructural(SchemaFor(e.kind)).preserve_unknown_paths) {
+    for (const std::string& path :
+         testing::LintStructural(SchemaFor(e.kind)).preserve_unknown_paths) {
       if (path.size() >= 9 && path.compare(path.size() - 9, 9, ".template") == 0) {
         templates.push_back(path);
       }
@@ -209,7 +209,9 @@ TEST_CASE("everything the typed kinds write passes the CRD schema (nothing is pr
   SECTION("JointInferenceService") {
     JointInferenceService s;
     s.metadata.name = "ji";
-    s.spec.edge_worker = {{"little"}, {"IBT", {{"threshold_img", "0.9"}}}, pod_template,
+    s.spec.edge_worker = {{"little"},
+                          {"IBT", {{"threshold_img", "0.9"}}},
+                          pod_template,
                           Hpa{1, 3, Json::parse(R"([{"type": "Resource", "resource": {}}])"),
                               Json::parse(R"({"scaleUp": {"policies": []}})")},
                           2};
@@ -252,10 +254,9 @@ TEST_CASE("everything the typed kinds write passes the CRD schema (nothing is pr
     CHECK(CheckObject(j.ToJson()).empty());
   }
   StagedJobStatus staged;
-  AppendCondition(&staged.conditions,
-                  Cond("Ready", "Train", "TriggerFired", "12 samples",
-                       R"({"input":{"dataURL":"/x"}})"),
-                  T(1));
+  AppendCondition(
+      &staged.conditions,
+      Cond("Ready", "Train", "TriggerFired", "12 samples", R"({"input":{"dataURL":"/x"}})"), T(1));
   staged.start_time = T(0);
   staged.completion_time = T(5);
   staged.stage = "Train";
@@ -270,7 +271,8 @@ TEST_CASE("everything the typed kinds write passes the CRD schema (nothing is pr
     j.spec.initial_model = {"init"};
     j.spec.train_spec = {pod_template, trigger};
     j.spec.eval_spec = {pod_template, NamedRef{"eval-init"}};
-    j.spec.deploy_spec = {{"deploy", true, 30}, trigger, HardExampleMining{"IBT", {}}, pod_template};
+    j.spec.deploy_spec = {
+        {"deploy", true, 30}, trigger, HardExampleMining{"IBT", {}}, pod_template};
     j.spec.credential_name = "secret";
     j.spec.output_dir = "s3://bucket/out";
     j.status = staged;
@@ -288,8 +290,7 @@ TEST_CASE("everything the typed kinds write passes the CRD schema (nothing is pr
     j.spec.deploy_spec = {pod_template};
     j.spec.output_dir = "/data/out";
     static_cast<StagedJobStatus&>(j.status) = staged;
-    j.status.knowledge_base =
-        KnowledgeBase{2, {{"m1", 0.8, 100}}, 1, {"cold"}, 3, 4};
+    j.status.knowledge_base = KnowledgeBase{2, {{"m1", 0.8, 100}}, 1, {"cold"}, 3, 4};
     auto errors = CheckObject(j.ToJson());
     INFO(Join(errors));
     CHECK(errors.empty());
@@ -330,11 +331,12 @@ TEST_CASE("the schemas reject what Validate() rejects, where a schema can say it
       {"FederatedLearningJob", "surface-defect-detection", "spec.trainingWorkers",
        [](Json& j) { j["spec"]["trainingWorkers"] = Json::array(); }},
       {"FederatedLearningJob", "surface-defect-detection", "spec.transmitter.s3.aggDataPath",
-       [](Json& j) { j["spec"]["transmitter"] = {{"s3", {{"aggDataPath", "/tmp"}}}}; }},
+       [](Json& j) {
+         j["spec"]["transmitter"] = {{"s3", {{"aggDataPath", "/tmp"}}}};
+       }},
       {"Model", "helmet-detection-little-model", "spec.sha256",
        [](Json& j) { j["spec"]["sha256"] = "xyz"; }},
-      {"Dataset", "helmet-detection-dataset", "spec",
-       [](Json& j) { j["spec"].erase("nodeName"); }},
+      {"Dataset", "helmet-detection-dataset", "spec", [](Json& j) { j["spec"].erase("nodeName"); }},
   };
   for (const Case& c : cases) {
     CAPTURE(c.kind, c.field);

@@ -3,7 +3,6 @@
 // typed kinds, and what comes back parsed again.
 
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,8 +49,8 @@ class Cluster {
     std::vector<std::string> argv = {NEREID_KUBECTL, "--kubeconfig", dir_->File("kubeconfig"),
                                      "--cache-dir", dir_->File("kubectl-cache")};
     argv.insert(argv.end(), args.begin(), args.end());
-    auto r = nereid::testing::RunCommand(argv, absl::Seconds(60), {{"HOME", dir_->path()}},
-                                         stdin_data);
+    auto r =
+        nereid::testing::RunCommand(argv, absl::Seconds(60), {{"HOME", dir_->path()}}, stdin_data);
     REQUIRE(r.ok());
     return *r;
   }
@@ -181,9 +180,9 @@ TEST_CASE("CRDs and examples apply with kubectl; typed status survives the round
     // One more than the cap is refused by the schema.
     Json too_many = j.StatusToJson();
     too_many["conditions"].push_back(too_many["conditions"][0]);
-    CommandResult r = cluster.Kubectl({"patch", "il", "helmet-detection-incremental",
-                                       "--subresource=status", "--type=merge", "-p",
-                                       Json{{"status", too_many}}.dump()});
+    CommandResult r =
+        cluster.Kubectl({"patch", "il", "helmet-detection-incremental", "--subresource=status",
+                         "--type=merge", "-p", Json{{"status", too_many}}.dump()});
     CHECK(r.exit_code != 0);
   }
   SECTION("LifelongLearningJob") {
@@ -230,7 +229,8 @@ spec:
     CHECK(r.err.find(field) != std::string::npos);
   }
 
-  // Sedna writes times unquoted (02:00) and ends windows at 24:00; pollPeriodSeconds defaults to 60.
+  // Sedna writes times unquoted (02:00) and ends windows at 24:00; pollPeriodSeconds defaults
+  // to 60.
   const std::string sedna_style = R"(
 apiVersion: sedna.io/v1alpha1
 kind: IncrementalLearningJob

@@ -2,18 +2,16 @@
 // without losing a field; together they cover every kind, reference only each other, use the
 // quickstart's nodes, and prepare-host-root.sh creates every host path they name.
 
-#include <catch2/catch.hpp>
-
 #include <openssl/evp.h>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "common/api/dataset.h"
 #include "common/api/federated_learning_job.h"
@@ -219,8 +217,9 @@ TEST_CASE("prepare-host-root.sh creates every host path the examples use") {
       CHECK(fs::is_directory(root.string() + Parse<LifelongLearningJob>(doc).spec.output_dir));
     }
   }
-  CHECK(std::system(("bash '" + testing::SourceDir() +
-                     "/examples/prepare-host-root.sh' > /dev/null 2>&1").c_str()) != 0);
+  CHECK(std::system(
+            ("bash '" + testing::SourceDir() + "/examples/prepare-host-root.sh' > /dev/null 2>&1")
+                .c_str()) != 0);
   fs::remove_all(root);
 }
 

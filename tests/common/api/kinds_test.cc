@@ -2,7 +2,6 @@
 // breaking them one field at a time.
 
 #include <catch2/catch.hpp>
-
 #include <functional>
 
 #include "common/api/dataset.h"
@@ -47,10 +46,10 @@ Causes ValidateMutated(const Json& base, const std::function<void(Json&)>& mutat
 }
 
 // The examples, loaded on first use (a missing example fails the test that needs it).
-#define NEREID_EXAMPLE(fn, kind, name)           \
-  const Json& fn() {                             \
+#define NEREID_EXAMPLE(fn, kind, name)               \
+  const Json& fn() {                                 \
     static const Json example = Example(kind, name); \
-    return example;                              \
+    return example;                                  \
   }
 NEREID_EXAMPLE(DatasetExample, "Dataset", "helmet-detection-dataset")
 NEREID_EXAMPLE(ModelExample, "Model", "helmet-detection-little-model")
@@ -177,8 +176,8 @@ TEST_CASE("JointInferenceService parses its workers and validates them") {
   CHECK(Has(c, "spec.edgeWorker.hardExampleMining.name", "FieldValueRequired"));
   CHECK(Has(c, "spec.edgeWorker.hardExampleMining.parameters[1].key", "FieldValueDuplicate"));
   c = ValidateMutated(kJi, [](Json& j) {
-    j["spec"]["edgeWorker"]["hpa"] = {{"minReplicas", 5}, {"maxReplicas", 2},
-                                      {"metrics", Json::array({Json::object()})}};
+    j["spec"]["edgeWorker"]["hpa"] = {
+        {"minReplicas", 5}, {"maxReplicas", 2}, {"metrics", Json::array({Json::object()})}};
     j["spec"]["cloudWorker"]["hpa"] = {{"minReplicas", 1}};
     j["spec"]["cloudWorker"]["replicas"] = -1;
   });
@@ -186,9 +185,8 @@ TEST_CASE("JointInferenceService parses its workers and validates them") {
   CHECK(Has(c, "spec.edgeWorker.hpa.metrics[0].type", "FieldValueRequired"));
   CHECK(Has(c, "spec.cloudWorker.hpa.maxReplicas", "FieldValueRequired"));
   CHECK(Has(c, "spec.cloudWorker.replicas", "FieldValueInvalid"));
-  c = ValidateMutated(kJi, [](Json& j) {
-    j["spec"]["edgeWorker"]["template"]["spec"]["nodeName"] = "EDGE 0";
-  });
+  c = ValidateMutated(
+      kJi, [](Json& j) { j["spec"]["edgeWorker"]["template"]["spec"]["nodeName"] = "EDGE 0"; });
   CHECK(Has(c, "spec.edgeWorker.template.spec.nodeName", "FieldValueInvalid"));
 }
 
@@ -221,8 +219,8 @@ TEST_CASE("FederatedLearningJob parses workers and transmitter, and validates th
 
   Json j = kFl;
   j["spec"]["pretrainedModel"] = {{"name", "yolo-v5-pretrained-model"}};
-  j["spec"]["transmitter"] = Json::parse(
-      R"({"s3": {"aggDataPath": "s3://cotraining", "credentialName": "ctsecret"}})");
+  j["spec"]["transmitter"] =
+      Json::parse(R"({"s3": {"aggDataPath": "s3://cotraining", "credentialName": "ctsecret"}})");
   job = FederatedLearningJob::FromJson(j);
   REQUIRE(job.ok());
   CHECK(job->Validate().empty());

@@ -12,16 +12,29 @@ namespace {
 using kube::Json;
 
 const std::set<std::string>& KnownKeywords() {
-  static const std::set<std::string> keywords = {
-      "description", "type",      "properties", "required",  "items",
-      "enum",        "minimum",   "maximum",    "minLength", "maxLength",
-      "pattern",     "minItems",  "maxItems",   "format",    "default",
-      "nullable",    "x-kubernetes-preserve-unknown-fields", "additionalProperties"};
+  static const std::set<std::string> keywords = {"description",
+                                                 "type",
+                                                 "properties",
+                                                 "required",
+                                                 "items",
+                                                 "enum",
+                                                 "minimum",
+                                                 "maximum",
+                                                 "minLength",
+                                                 "maxLength",
+                                                 "pattern",
+                                                 "minItems",
+                                                 "maxItems",
+                                                 "format",
+                                                 "default",
+                                                 "nullable",
+                                                 "x-kubernetes-preserve-unknown-fields",
+                                                 "additionalProperties"};
   return keywords;
 }
 
 const std::set<std::string>& KnownTypes() {
-  static const std::set<std::string> types = {"object", "array",   "string",
+  static const std::set<std::string> types = {"object",  "array",  "string",
                                               "integer", "number", "boolean"};
   return types;
 }
@@ -70,14 +83,16 @@ void Lint(const Json& schema, const std::string& path, SchemaLint* out) {
   }
   if (schema.contains("properties")) {
     if (type != "object") err("properties on a non-object");
-    if (schema.contains("additionalProperties")) err("properties together with additionalProperties");
+    if (schema.contains("additionalProperties"))
+      err("properties together with additionalProperties");
     for (const auto& [name, sub] : schema["properties"].items()) {
       Lint(sub, path.empty() ? name : path + "." + name, out);
     }
   }
   if (schema.contains("required")) {
     for (const Json& name : schema["required"]) {
-      if (!schema.contains("properties") || !schema["properties"].contains(name.get<std::string>())) {
+      if (!schema.contains("properties") ||
+          !schema["properties"].contains(name.get<std::string>())) {
         err("required field " + name.get<std::string>() + " is not a declared property");
       }
     }
@@ -210,8 +225,8 @@ const Json* SchemaAt(const Json& schema, const std::string& json_path) {
   size_t pos = 1;
   while (pos <= json_path.size()) {
     size_t next = json_path.find('.', pos);
-    std::string key = json_path.substr(pos, next == std::string::npos ? std::string::npos
-                                                                       : next - pos);
+    std::string key =
+        json_path.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
     if (!node->contains("properties") || !(*node)["properties"].contains(key)) return nullptr;
     node = &(*node)["properties"][key];
     if (next == std::string::npos) break;

@@ -1,9 +1,9 @@
 #pragma once
 
 // Test support: a small checker for the CRDs' OpenAPI v3 schemas, so tests can (1) lint that a
-// schema is structural the way apiextensions.k8s.io/v1 requires, and (2) validate objects against it
-// as the API server would — including fields the server would silently prune, which is how a typed
-// status field missing from the CRD would go unnoticed in production.
+// schema is structural the way apiextensions.k8s.io/v1 requires, and (2) validate objects against
+// it as the API server would — including fields the server would silently prune, which is how a
+// typed status field missing from the CRD would go unnoticed in production.
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "common/api/yaml_json.h"
+
+#include <catch2/catch.hpp>
 
 namespace nereid::api {
 namespace {
@@ -48,9 +48,9 @@ yes: yes
   CHECK(j["tilde"].is_null());
   CHECK(j["empty"].is_null());
   CHECK(j["word"] == "hello");
-  CHECK(j["time"] == "02:00");    // Not base 60 (that was YAML 1.1).
+  CHECK(j["time"] == "02:00");  // Not base 60 (that was YAML 1.1).
   CHECK(j["version"] == "1.2.3");
-  CHECK(j["yes"] == "yes");       // Not a boolean in YAML 1.2.
+  CHECK(j["yes"] == "yes");  // Not a boolean in YAML 1.2.
 }
 
 TEST_CASE("quoted, block and explicitly tagged scalars") {
