@@ -9,7 +9,7 @@ namespace nereid::testing {
 namespace {
 
 // Owns a temp dir for the life of the process.
-class TempCertDir {
+class TempCertDir final : public OwnedCertSet {
  public:
   TempCertDir(const char* tag, const std::string& nodes) {
     std::string pattern = (std::filesystem::temp_directory_path() / "nereid-certs-XXXXXX").string();
@@ -25,11 +25,11 @@ class TempCertDir {
     set_.gm_cert = set_.dir + "/globalmanager.crt";
     set_.gm_key = set_.dir + "/globalmanager.key";
   }
-  ~TempCertDir() {
+  ~TempCertDir() override {
     std::error_code ignored;
     std::filesystem::remove_all(root_, ignored);
   }
-  const CertSet& set() const { return set_; }
+  const CertSet& set() const override { return set_; }
 
  private:
   std::string root_;
@@ -37,6 +37,10 @@ class TempCertDir {
 };
 
 }  // namespace
+
+std::unique_ptr<OwnedCertSet> MakeCertSet(const std::string& nodes) {
+  return std::make_unique<TempCertDir>("set", nodes);
+}
 
 const CertSet& TestCerts() {
   static const TempCertDir dir("trusted", "edge-a edge-b edge-c");

@@ -3,6 +3,7 @@
 // Certificates for tests of the mTLS edge link, made at test time by scripts/gen-certs.sh into a
 // temporary directory (once per test process, removed at exit).
 
+#include <memory>
 #include <string>
 
 #include "common/net/tls.h"
@@ -22,6 +23,15 @@ struct CertSet {
     return {ca, NodeCert(node), NodeKey(node), false};
   }
 };
+
+// A fresh CA with certificates for `nodes` (space-separated) in its own temp dir, removed when the
+// returned object is destroyed.
+class OwnedCertSet {
+ public:
+  virtual ~OwnedCertSet() = default;
+  virtual const CertSet& set() const = 0;
+};
+std::unique_ptr<OwnedCertSet> MakeCertSet(const std::string& nodes);
 
 // CA + GM cert + node certs for "edge-a", "edge-b", "edge-c".
 const CertSet& TestCerts();

@@ -364,3 +364,48 @@ TEST_CASE("options are validated", "[cloudlink]") {
 
 }  // namespace
 }  // namespace nereid::lc
+
+namespace nereid::lc {
+namespace {
+
+TEST_CASE("--insecure works only when both sides ask for it", "[cloudlink][insecure]") {
+  gm::EdgeHub::Options hub_options;
+  hub_options.allow_unauthenticated = true;
+  gm::EdgeHub hub(hub_options);
+  REQUIRE(hub.Upsert("edge-a", Dataset("ds", "1")).ok());
+  hub.MarkSynced();
+  gm::EdgeHubServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.tls.insecure = true;
+  auto server = gm::EdgeHubServer::Start(&hub, server_options);
+  REQUIRE(server.ok());
+
+  FakeStore store;
+  FakeOutbox outbox;
+  CloudLinkOptions options;
+  options.gm_address = "127.0.0.1:" + std::to_string((*server)->port());
+  options.node_name = "edge-a";
+  options.tls.insecure = true;
+  auto link = CloudLink::Create(options, &store, &outbox);
+  REQUIRE(link.ok());
+  (*link)->Start();
+  CHECK(Eventually([&] { return (*link)->status().synced; }));
+  CHECK(store.Held() == std::vector<std::string>{"Dataset/default/ds@1"});
+  (*link)->Stop();
+
+  // A TLS client cannot talk to the plaintext server.
+  FakeClock clock;
+  CloudLinkOptions tls_options = options;
+  tls_options.tls = TestCerts().ClientTls("edge-a");
+  tls_options.clock = &clock;
+  auto tls_link = CloudLink::Create(tls_options, &store, &outbox);
+  REQUIRE(tls_link.ok());
+  (*tls_link)->Start();
+  CHECK(Eventually([&] { return (*tls_link)->status().state == LinkState::kBackoff; }));
+  CHECK((*tls_link)->status().last_connected == absl::InfinitePast());
+  (*tls_link)->Stop();
+  (*server)->Stop(absl::Seconds(1));
+}
+
+}  // namespace
+}  // namespace nereid::lc
