@@ -259,8 +259,11 @@ int main(int argc, char** argv) {
   std::printf("count_bench: %s, %ld cpus, kernel %s, kernel of choice %s\n", CpuModel().c_str(),
               sysconf(_SC_NPROCESSORS_ONLN), u.release,
               nereid::lc::dataset::ScanIsaName(nereid::lc::dataset::BestScanIsa()));
-  std::printf("files: %.0f MiB each, %d alternating runs each, median shown, page cache warm\n\n",
-              static_cast<double>(opt.size) / (1 << 20), opt.reps);
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  std::printf("files: %.0f MiB each, %d alternating runs each, median shown, page cache warm; "
+              "load average at start %.2f\n\n",
+              static_cast<double>(opt.size) / (1 << 20), opt.reps, load[0]);
 
   bool counts_ok = true;
   bool targets_ok = true;
@@ -394,6 +397,8 @@ int main(int argc, char** argv) {
     std::printf("\nFAILED: a target was missed\n");
     return 1;
   }
-  std::printf("\ncounts verified%s\n", targets_ok ? "; all targets met" : "; some targets missed");
+  getloadavg(load, 3);
+  std::printf("\ncounts verified%s; load average at end %.2f\n",
+              targets_ok ? "; all targets met" : "; some targets missed", load[0]);
   return 0;
 }

@@ -6,6 +6,8 @@ namespace nereid::lc::dataset {
 namespace internal {
 
 #if defined(__x86_64__)
+uint64_t ScanLinesAvx512(const uint8_t* data, size_t size, LineScanState* state);
+uint64_t ScanCsvAvx512(const uint8_t* data, size_t size, CsvScanState* state);
 uint64_t ScanLinesAvx2(const uint8_t* data, size_t size, LineScanState* state);
 uint64_t ScanCsvAvx2(const uint8_t* data, size_t size, CsvScanState* state);
 uint64_t ScanLinesSse2(const uint8_t* data, size_t size, LineScanState* state);
@@ -43,6 +45,7 @@ const char* ScanIsaName(ScanIsa isa) {
     case ScanIsa::kPortable64: return "portable64";
     case ScanIsa::kSse2: return "sse2";
     case ScanIsa::kAvx2: return "avx2";
+    case ScanIsa::kAvx512: return "avx512";
   }
   return "scalar";
 }
@@ -55,6 +58,9 @@ std::vector<ScanIsa> SupportedScanIsas() {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
       __builtin_cpu_supports("pclmul")) {
     isas.push_back(ScanIsa::kAvx2);
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+      isas.push_back(ScanIsa::kAvx512);
+    }
   }
 #endif
   return isas;
@@ -68,6 +74,8 @@ ScanIsa BestScanIsa() {
 uint64_t ScanLinesWith(ScanIsa isa, const uint8_t* data, size_t size, LineScanState* state) {
   switch (isa) {
 #if defined(__x86_64__)
+    case ScanIsa::kAvx512:
+      return internal::ScanLinesAvx512(data, size, state);
     case ScanIsa::kAvx2:
       return internal::ScanLinesAvx2(data, size, state);
     case ScanIsa::kSse2:
@@ -83,6 +91,8 @@ uint64_t ScanLinesWith(ScanIsa isa, const uint8_t* data, size_t size, LineScanSt
 uint64_t ScanCsvWith(ScanIsa isa, const uint8_t* data, size_t size, CsvScanState* state) {
   switch (isa) {
 #if defined(__x86_64__)
+    case ScanIsa::kAvx512:
+      return internal::ScanCsvAvx512(data, size, state);
     case ScanIsa::kAvx2:
       return internal::ScanCsvAvx2(data, size, state);
     case ScanIsa::kSse2:

@@ -44,8 +44,9 @@ struct CsvScanState {
 uint64_t ScanLines(const uint8_t* data, size_t size, LineScanState* state);
 uint64_t ScanCsv(const uint8_t* data, size_t size, CsvScanState* state);
 
-// Instruction sets with a kernel; ScanLines/ScanCsv use the best one the CPU supports.
-enum class ScanIsa { kScalar, kPortable64, kSse2, kAvx2 };
+// Instruction sets with a kernel; ScanLines/ScanCsv use the best one the CPU supports (AVX-512
+// means F + BW; AVX2 also needs POPCNT and PCLMUL; SSE2 also needs POPCNT).
+enum class ScanIsa { kScalar, kPortable64, kSse2, kAvx2, kAvx512 };
 const char* ScanIsaName(ScanIsa isa);
 ScanIsa BestScanIsa();
 std::vector<ScanIsa> SupportedScanIsas();

@@ -113,14 +113,22 @@ inline uint64_t PrefixXorPortable(uint64_t x) {
 // of a line (no content since the last line end). Adding (ends << 1) to `space` sends a carry from
 // every line end through the whitespace run that follows it; the carry stops on the first
 // non-space byte, which is exactly the byte whose previous non-space byte was a line end.
+//
+// The block is evaluated as if `carry` were 0, so consecutive blocks do not wait for each other;
+// the incoming carry only decides whether the block's first non-space byte starts a sample, and
+// it passes through a block that is all whitespace. That leaves one select on the loop-carried
+// path instead of an add and a flag.
 inline uint64_t LineStarts(uint64_t ends, uint64_t space, uint64_t* carry) {
   const uint64_t content = ~(space | ends);
-  const uint64_t starts = (ends << 1) | *carry;
   uint64_t sum;
-  const bool overflow = __builtin_add_overflow(space, starts, &sum);
-  const uint64_t after_end = sum & ~space;
-  *carry = static_cast<uint64_t>(overflow) | (ends >> 63);
-  return static_cast<uint64_t>(__builtin_popcountll(after_end & content));
+  const bool overflow = __builtin_add_overflow(space, ends << 1, &sum);
+  const uint64_t starts = static_cast<uint64_t>(__builtin_popcountll(sum & content));
+  const uint64_t nonspace = ~space;
+  const uint64_t first = nonspace & (0 - nonspace);  // lowest non-space byte, if any
+  const uint64_t first_is_content = (first & content) != 0 ? 1 : 0;
+  const uint64_t carry_in = *carry;
+  *carry = nonspace != 0 ? (static_cast<uint64_t>(overflow) | (ends >> 63)) : carry_in;
+  return starts + (carry_in & first_is_content);
 }
 
 // The CSV machine state as block carries.
