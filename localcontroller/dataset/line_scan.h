@@ -48,6 +48,8 @@ uint64_t ScanCsv(const uint8_t* data, size_t size, CsvScanState* state);
 // means F + BW; AVX2 also needs POPCNT and PCLMUL; SSE2 also needs POPCNT).
 enum class ScanIsa { kScalar, kPortable64, kSse2, kAvx2, kAvx512 };
 const char* ScanIsaName(ScanIsa isa);
+// The environment variable NEREID_SCAN_ISA=scalar|portable64|sse2|avx2|avx512 picks a lower one
+// (for benchmarks, or to step around a suspect kernel); an unsupported name is ignored.
 ScanIsa BestScanIsa();
 std::vector<ScanIsa> SupportedScanIsas();
 
