@@ -75,6 +75,15 @@ bool SameKey(const Json& a, const Json& b, const std::string& key) {
 
 absl::Status MergeMap(Json& target, const Json& patch, std::string_view parent_list);
 
+// The list without its {"$patch": ...} marker elements.
+Json WithoutDirectiveElements(const Json& list) {
+  Json out = Json::array();
+  for (const Json& v : list) {
+    if (!(v.is_object() && v.contains(kPatchDirective))) out.push_back(v);
+  }
+  return out;
+}
+
 absl::Status MergeList(Json& target, const Json& patch, std::string_view field,
                        std::string_view parent_list) {
   std::string key = MergeKeyFor(field, parent_list);
@@ -88,23 +97,13 @@ absl::Status MergeList(Json& target, const Json& patch, std::string_view field,
       return absl::OkStatus();
     }
     // A "$patch: replace" marker inside an atomic list is just dropped.
-    Json replaced = Json::array();
-    for (const Json& v : patch) {
-      if (v.is_object() && v.contains(kPatchDirective)) continue;
-      replaced.push_back(v);
-    }
-    target = std::move(replaced);
+    target = WithoutDirectiveElements(patch);
     return absl::OkStatus();
   }
   // A list element {"$patch": "replace"} means: the patch list replaces the target list.
   for (const Json& v : patch) {
     if (v.is_object() && v.value(std::string(kPatchDirective), "") == "replace") {
-      Json replaced = Json::array();
-      for (const Json& e : patch) {
-        if (e.is_object() && e.contains(kPatchDirective)) continue;
-        replaced.push_back(e);
-      }
-      target = std::move(replaced);
+      target = WithoutDirectiveElements(patch);
       return absl::OkStatus();
     }
   }

@@ -707,7 +707,11 @@ absl::StatusOr<Json> Store::UpdateLocked(const ResourceType& type, const std::st
   // A write that changes nothing is not a write: no new resourceVersion, no event.
   if (next == old) return old;
   if (options.dry_run) return next;
-  if (kube::IsBeingDeleted(next) && Finalizers(next).empty()) {
+  // A terminating namespace also waits for its spec.finalizers (its contents to go).
+  bool namespace_held = type.builtin && type.resource.resource == "namespaces" &&
+                        kube::FindPath(next, "spec.finalizers") != nullptr &&
+                        !kube::FindPath(next, "spec.finalizers")->empty();
+  if (kube::IsBeingDeleted(next) && Finalizers(next).empty() && !namespace_held) {
     return RemoveLocked(type, key, std::move(next));
   }
   std::optional<ResourceType> crd_type;

@@ -343,6 +343,11 @@ TEST_CASE("namespace deletion: Terminating, contents removed, then gone") {
   REQUIRE(ns.ok());
   CHECK(kube::StringAt(*ns, "status.phase") == "Terminating");
   CHECK(absl::IsNotFound(f.store->Get(f.ConfigMaps(), "team", "plain").status()));
+  // Labelling the terminating namespace does not finish it early.
+  Json labeled = *ns;
+  labeled["metadata"]["labels"] = {{"x", "y"}};
+  REQUIRE(f.store->Update(f.Namespaces(), "", "team", labeled).ok());
+  CHECK(f.store->Get(f.Namespaces(), "", "team").ok());
   auto forbidden = f.store->Create(f.ConfigMaps(), "team", ConfigMap("late"));
   CHECK(kube::IsForbidden(forbidden.status()));
   Json release = *f.store->Get(f.ConfigMaps(), "team", "held");
