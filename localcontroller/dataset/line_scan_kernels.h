@@ -125,9 +125,12 @@ inline uint64_t LineStarts(uint64_t ends, uint64_t space, uint64_t* carry) {
   const uint64_t starts = static_cast<uint64_t>(__builtin_popcountll(sum & content));
   const uint64_t nonspace = ~space;
   const uint64_t first = nonspace & (0 - nonspace);  // lowest non-space byte, if any
-  const uint64_t first_is_content = (first & content) != 0 ? 1 : 0;
+  // Written without conditionals: the compiler otherwise emits data-dependent branches here.
+  const uint64_t first_is_content = static_cast<uint64_t>((first & content) != 0);
+  const uint64_t all_space = static_cast<uint64_t>(nonspace == 0);  // 1: carry passes through
   const uint64_t carry_in = *carry;
-  *carry = nonspace != 0 ? (static_cast<uint64_t>(overflow) | (ends >> 63)) : carry_in;
+  const uint64_t carry_out = static_cast<uint64_t>(overflow) | (ends >> 63);
+  *carry = (carry_out & (all_space - 1)) | (carry_in & (0 - all_space));
   return starts + (carry_in & first_is_content);
 }
 
