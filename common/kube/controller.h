@@ -14,6 +14,10 @@
 //
 // Reconcile is level-based: it gets only a key, reads the current state from listers, and must be
 // idempotent. The workqueue guarantees a key is never reconciled by two workers at once.
+//
+// Lifetimes: an informer holding EnqueueHandler() calls into the controller, and a reconciler
+// reading a lister reads the informer. Shut down in this order: informers Stop(), controllers
+// Stop(), then destroy either.
 
 #include <atomic>
 #include <cstdint>

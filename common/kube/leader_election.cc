@@ -260,7 +260,15 @@ void LeaderElector::Run() {
     }
     LOG(INFO) << "leader election " << lease_key << ": " << config_.identity
               << " became the leader";
-    if (config_.on_started_leading) config_.on_started_leading();
+    // Its own thread, as client-go's goroutine: starting the guarded work (e.g. waiting for caches)
+    // must not delay renewals. on_stopped_leading runs only after it has returned.
+    std::thread starter;
+    if (config_.on_started_leading) {
+      starter = std::thread([this] {
+        SetCurrentThreadName("leader-start");
+        config_.on_started_leading();
+      });
+    }
 
     // Leader: renew every retry period; give up if renew_deadline passes without a renewal.
     bool stopped = false;
@@ -300,6 +308,7 @@ void LeaderElector::Run() {
                    << " failed to renew within " << absl::FormatDuration(config_.renew_deadline)
                    << "; stops leading";
     }
+    if (starter.joinable()) starter.join();
     if (config_.on_stopped_leading) config_.on_stopped_leading();
     if (stopped || Stopped()) {
       if (config_.release_on_cancel) Release();

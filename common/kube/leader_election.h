@@ -18,8 +18,10 @@
 //   - After losing the lease the elector becomes a candidate again. A daemon that cannot cleanly
 //     restart its controllers should exit from on_stopped_leading (as controller-runtime does).
 //
-// Callbacks run on the elector's thread and must not block for long (start or stop the guarded
-// work and return), since renewals wait for them.
+// on_started_leading runs on a thread of its own (it may block, e.g. waiting for caches to sync);
+// on_stopped_leading and on_new_leader run on the elector's thread, on_stopped_leading only after
+// on_started_leading has returned. They should return promptly: the elector does not renew (and,
+// on Stop, does not release) until they do.
 
 #include <functional>
 #include <memory>

@@ -210,6 +210,7 @@ Reflector::WatchOutcome Reflector::WatchOnce() {
   const double min_seconds = absl::ToDoubleSeconds(options_.min_watch_timeout);
   options.timeout_seconds = static_cast<int64_t>(std::floor(min_seconds * (1.0 + uniform01_())));
 
+  const absl::Time started = clock_->Now();  // Before the call, as client-go measures.
   absl::StatusOr<std::unique_ptr<WatchStream>> opened =
       client_->Watch(resource_, options_.ns, options);
   if (!opened.ok()) {
@@ -234,7 +235,6 @@ Reflector::WatchOutcome Reflector::WatchOnce() {
     return stopped_ ? WatchOutcome::kStopped : result;
   };
 
-  const absl::Time started = clock_->Now();
   int64_t events = 0;
   WatchEvent event;
   while (stream->Next(&event)) {

@@ -54,7 +54,8 @@ class SharedInformer final : private ReflectorStore {
   SharedInformer(const SharedInformer&) = delete;
   SharedInformer& operator=(const SharedInformer&) = delete;
 
-  // A handler added after Start first receives OnAdd for every object already cached.
+  // A handler added after Start first receives OnAdd for every object already cached. Whatever a
+  // handler refers to must outlive the informer, or the informer must be stopped first.
   void AddEventHandler(ResourceEventHandlerFuncs handler);
   absl::Status AddIndexers(Indexers indexers);
 

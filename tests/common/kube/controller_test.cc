@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+
+#include "absl/cleanup/cleanup.h"
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -264,6 +266,9 @@ TEST_CASE("controller with an informer: waits for sync, reconciles from the list
         return ReconcileResult{};
       });
   Controller controller("pods", &reconciler, On(&clock, 2));
+  // The informer feeds the controller and the controller reads the informer: stop the informer
+  // first, whatever way this test exits.
+  absl::Cleanup stop_informer = [&] { informer.Stop(); };
   informer.AddEventHandler(controller.EnqueueHandler());
   informer.Start();
   REQUIRE(controller.Start({&informer}).ok());

@@ -98,8 +98,8 @@ TEST_CASE("informer converges through add, update and delete", "[informer]") {
   FakeKubeClient client(&clock);
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
-  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   HandlerLog log;
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   informer.AddEventHandler(log.Funcs());
   CHECK_FALSE(informer.HasSynced());
   informer.Start();
@@ -140,8 +140,8 @@ TEST_CASE("informer relist after 410 delivers a missed delete as a tombstone", "
   InformerOptions options = TestOptions();
   std::atomic<int> backoffs{0};
   options.reflector.on_backoff = [&](absl::Duration) { ++backoffs; };
-  SharedInformer informer(&client, resources::Pods(), options, &clock);
   HandlerLog log;
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
   informer.AddEventHandler(log.Funcs());
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
@@ -184,8 +184,8 @@ TEST_CASE("informer relist after a 410 ERROR event converges", "[informer]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
-  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   HandlerLog log;
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   informer.AddEventHandler(log.Funcs());
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
@@ -204,8 +204,8 @@ TEST_CASE("informer resync replays the cache as updates every period", "[informe
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
   InformerOptions options = TestOptions();
   options.resync_period = absl::Seconds(30);
-  SharedInformer informer(&client, resources::Pods(), options, &clock);
   HandlerLog log;
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
   informer.AddEventHandler(log.Funcs());
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
@@ -227,8 +227,8 @@ TEST_CASE("informer with resync disabled never replays", "[informer]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
-  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   HandlerLog log;
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   informer.AddEventHandler(log.Funcs());
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
@@ -245,12 +245,12 @@ TEST_CASE("a handler added late is caught up with adds for the cached objects", 
   for (const char* name : {"a", "b", "c"}) {
     REQUIRE(client.Create(resources::Pods(), "ns", Pod(name)).ok());
   }
-  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   HandlerLog early;
+  HandlerLog late;
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   informer.AddEventHandler(early.Funcs());
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
-  HandlerLog late;
   informer.AddEventHandler(late.Funcs());
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("d")).ok());
   REQUIRE(Eventually([&] { return late.Count("add") == 4 && early.Count("add") == 4; }));
@@ -266,8 +266,8 @@ TEST_CASE("a label-selected informer sees objects leave and join its selection",
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("db1", "db")).ok());
   InformerOptions options = TestOptions();
   options.label_selector = "app=web";
-  SharedInformer informer(&client, resources::Pods(), options, &clock);
   HandlerLog log;
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
   informer.AddEventHandler(log.Funcs());
   informer.Start();
   REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
@@ -311,8 +311,8 @@ TEST_CASE("informer indexes by custom functions and serves them through the list
 TEST_CASE("a throwing handler does not stop delivery", "[informer]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
-  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   std::atomic<int> calls{0};
+  SharedInformer informer(&client, resources::Pods(), TestOptions(), &clock);
   ResourceEventHandlerFuncs funcs;
   funcs.on_add = [&](const ObjectPtr&) {
     if (++calls == 1) throw std::runtime_error("handler bug");
@@ -394,8 +394,8 @@ TEST_CASE("informer and indexer throughput", "[.perf]") {
   }
   {
     FakeKubeClient client;
-    SharedInformer informer(&client, resources::Pods(), {}, Clock::Real());
     std::atomic<int> adds{0};
+    SharedInformer informer(&client, resources::Pods(), {}, Clock::Real());
     ResourceEventHandlerFuncs funcs;
     funcs.on_add = [&](const ObjectPtr&) { ++adds; };
     informer.AddEventHandler(funcs);
