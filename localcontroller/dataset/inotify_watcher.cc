@@ -126,7 +126,9 @@ void InotifyWatcher::HandleEvents(const char* buffer, size_t size) {
       const std::string name = event->len > 0 ? std::string(event->name) : std::string();
       const bool self = (event->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) != 0;
       for (const std::string& key : wit->second) {
-        const std::string& wanted = keys_[key].target.name;
+        auto kit = keys_.find(key);
+        if (kit == keys_.end()) continue;
+        const std::string& wanted = kit->second.target.name;
         if (self || wanted.empty() || wanted == name) changed.insert(key);
       }
       if (event->mask & IN_IGNORED) {  // the kernel dropped the watch (directory gone)
