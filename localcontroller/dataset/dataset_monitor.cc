@@ -247,8 +247,9 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   if (!result.ok()) {
     const std::string reason = ReasonOf(result.status());
     if (reason == "FileChanged" || reason == "Cancelled") {
-      // Transient: the file moved under the scan. Not a result; look again soon.
+      // Transient: the file moved under the scan. Not a result; look again after min_interval.
       current.dirty = reason == "FileChanged";
+      current.scanned = true;
       scanning_.clear();
       return;
     }
