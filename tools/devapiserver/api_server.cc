@@ -355,6 +355,9 @@ ApiServer::ApiServer(Store* store, ApiServerOptions options)
   });
   size_t threads = std::max<size_t>(options_.threads, 8);
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Headers and body go out in separate writes; without NODELAY, Nagle plus the client's delayed
+  // ACK stall every small response by ~40 ms.
+  server_->set_tcp_nodelay(true);
   server_->set_keep_alive_timeout(5);
   server_->set_read_timeout(30);
   server_->set_write_timeout(30);
