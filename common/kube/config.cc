@@ -188,8 +188,10 @@ absl::StatusOr<KubeConfig> ParseKubeConfig(std::string_view yaml, const std::str
           ToAbsl(source), ": ", cluster_owner,
           " sets both a certificate authority and insecure-skip-tls-verify"));
     }
-    if (!ScalarOr(cluster, "tls-server-name").empty()) {
-      LOG(WARNING) << config.source << ": tls-server-name is not supported and is ignored";
+    for (const char* unsupported : {"tls-server-name", "proxy-url"}) {
+      if (!ScalarOr(cluster, unsupported).empty()) {
+        LOG(WARNING) << config.source << ": " << unsupported << " is not supported and is ignored";
+      }
     }
 
     if (user && user.IsMap()) {
