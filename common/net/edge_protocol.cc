@@ -51,8 +51,8 @@ absl::Status ValidateResource(const v1::Resource& resource) {
     return absl::InvalidArgumentError(absl::StrCat(RefString(resource.ref()), ": no spec"));
   }
   if (want != resource.ref().kind()) {
-    return absl::InvalidArgumentError(absl::StrCat(RefString(resource.ref()),
-                                                   ": carries a ", ToAbsl(want), " spec"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(RefString(resource.ref()), ": carries a ", ToAbsl(want), " spec"));
   }
   return absl::OkStatus();
 }
@@ -75,7 +75,8 @@ v1::ErrorDetail ToErrorDetail(const absl::Status& status) {
 }
 
 absl::Status FromErrorDetail(const v1::ErrorDetail& detail) {
-  const int code = detail.code() == 0 ? static_cast<int>(absl::StatusCode::kUnknown) : detail.code();
+  const int code =
+      detail.code() == 0 ? static_cast<int>(absl::StatusCode::kUnknown) : detail.code();
   if (code < 0 || code > static_cast<int>(absl::StatusCode::kUnauthenticated)) {
     return absl::UnknownError(detail.message());
   }

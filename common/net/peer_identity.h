@@ -13,9 +13,9 @@
 namespace nereid::net {
 
 struct PeerIdentity {
-  bool authenticated = false;            // a verified client certificate was presented
-  std::string common_name;               // subject CN ("" when absent)
-  std::vector<std::string> dns_names;    // DNS SANs
+  bool authenticated = false;          // a verified client certificate was presented
+  std::string common_name;             // subject CN ("" when absent)
+  std::vector<std::string> dns_names;  // DNS SANs
 
   // Whether the certificate names `name` (as CN or as a DNS SAN). False when unauthenticated.
   bool Names(std::string_view name) const;

@@ -52,8 +52,8 @@ absl::Status CheckKeyPair(const std::string& cert_pem, const std::string& key_pe
   const bool match = X509_check_private_key(cert.get(), key.get()) == 1;
   ERR_clear_error();
   if (!match) {
-    return absl::InvalidArgumentError(absl::StrCat(options.key_file, " is not the key of ",
-                                                   options.cert_file));
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.key_file, " is not the key of ", options.cert_file));
   }
   if (X509_cmp_current_time(X509_get0_notAfter(cert.get())) < 0) {
     return absl::FailedPreconditionError(absl::StrCat(options.cert_file, " has expired"));

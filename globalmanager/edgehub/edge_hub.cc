@@ -36,6 +36,8 @@ EdgeHub::EdgeHub(Options options)
       liveness_(std::make_shared<Liveness>()) {
   absl::MutexLock lock(&liveness_->mu);
   liveness_->hub = this;
+  absl::MutexLock hub_lock(&mu_);
+  accepting_ = options_.accept_streams;
 }
 
 EdgeHub::~EdgeHub() {
@@ -145,6 +147,30 @@ void EdgeHub::Shutdown() {
   }
 }
 
+void EdgeHub::SetAcceptingStreams(bool accepting) {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    absl::MutexLock lock(&mu_);
+    if (accepting_ == accepting) return;
+    accepting_ = accepting;
+    if (!accepting) {
+      for (auto& [node, state] : nodes_) {
+        if (state.session != nullptr) sessions.push_back(state.session);
+      }
+    }
+  }
+  LOG(INFO) << "edge hub: " << (accepting ? "accepting" : "refusing") << " node streams";
+  for (auto& session : sessions) {
+    session->RequestFinish(GrpcError(grpc::StatusCode::UNAVAILABLE, "GM is not the leader"));
+    session->Pump();
+  }
+}
+
+bool EdgeHub::accepting_streams() const {
+  absl::MutexLock lock(&mu_);
+  return accepting_;
+}
+
 std::vector<EdgeHub::NodeStatus> EdgeHub::Nodes() const {
   absl::MutexLock lock(&mu_);
   std::vector<NodeStatus> out;
@@ -194,18 +220,13 @@ bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const net::Peer
                         const v1::SyncRequest& request) {
   if (!session->established()) return HandleHello(session, peer, request);
   switch (request.message_case()) {
-    case v1::SyncRequest::kChangeAck:
-      HandleChangeAck(session, request.change_ack());
-      return true;
-    case v1::SyncRequest::kReport:
-      HandleReport(session, request.report());
-      return true;
+    case v1::SyncRequest::kChangeAck: HandleChangeAck(session, request.change_ack()); return true;
+    case v1::SyncRequest::kReport: HandleReport(session, request.report()); return true;
     case v1::SyncRequest::kHello:
       session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT,
                                        "Hello may only be the first message of a stream"));
       return false;
-    case v1::SyncRequest::MESSAGE_NOT_SET:
-      break;
+    case v1::SyncRequest::MESSAGE_NOT_SET: break;
   }
   session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT,
                                    "empty or unknown SyncRequest (newer client?)"));
@@ -222,7 +243,8 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
   const v1::Hello& hello = request.hello();
   const std::string& node = hello.node_name();
   if (node.empty()) {
-    session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT, "Hello without node_name"));
+    session->RequestFinish(
+        GrpcError(grpc::StatusCode::INVALID_ARGUMENT, "Hello without node_name"));
     return false;
   }
   const bool trust_claim = options_.allow_unauthenticated && !peer.authenticated;
@@ -236,10 +258,10 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
     return false;
   }
   if (hello.protocol_version() != net::kEdgeProtocolVersion) {
-    session->RequestFinish(GrpcError(
-        grpc::StatusCode::FAILED_PRECONDITION,
-        absl::StrCat("unsupported protocol version ", hello.protocol_version(),
-                     "; this GM speaks ", net::kEdgeProtocolVersion)));
+    session->RequestFinish(
+        GrpcError(grpc::StatusCode::FAILED_PRECONDITION,
+                  absl::StrCat("unsupported protocol version ", hello.protocol_version(),
+                               "; this GM speaks ", net::kEdgeProtocolVersion)));
     return false;
   }
   if (trust_claim) {
@@ -258,6 +280,11 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
     absl::MutexLock lock(&mu_);
     if (shutting_down_) {
       session->RequestFinish(GrpcError(grpc::StatusCode::UNAVAILABLE, "GM shutting down"));
+      return false;
+    }
+    if (!accepting_) {
+      session->RequestFinish(
+          GrpcError(grpc::StatusCode::UNAVAILABLE, "this GM replica is not the leader; retry"));
       return false;
     }
     NodeState& state = nodes_[node];
@@ -282,8 +309,8 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
   }
   if (replaced != nullptr) {
     LOG(INFO) << "edge hub: node " << node << ": a new stream replaces the previous one";
-    replaced->RequestFinish(GrpcError(grpc::StatusCode::ABORTED,
-                                      "replaced by a newer stream for node " + node));
+    replaced->RequestFinish(
+        GrpcError(grpc::StatusCode::ABORTED, "replaced by a newer stream for node " + node));
     replaced->Pump();
   }
   LOG(INFO) << "edge hub: node " << node << " connected (lc " << hello.lc_version() << ", holds "
@@ -313,8 +340,8 @@ bool EdgeHub::FinishResyncLocked(NodeState& state, uint32_t upserts) {
 void EdgeHub::OverflowLocked(NodeState& state) {
   LOG(WARNING) << "edge hub: node " << state.session->node() << ": send queue full ("
                << options_.max_queue << " objects); closing the stream, the node will resync";
-  state.session->RequestFinish(GrpcError(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                         "send queue full; reconnect to resync"));
+  state.session->RequestFinish(
+      GrpcError(grpc::StatusCode::RESOURCE_EXHAUSTED, "send queue full; reconnect to resync"));
 }
 
 void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session) {
@@ -357,8 +384,8 @@ void EdgeHub::HandleChangeAck(const std::shared_ptr<Session>& session, const v1:
   }
   metrics_.changes_nacked().Increment();
   const absl::Status error = net::FromErrorDetail(ack.error_detail());
-  LOG(WARNING) << "edge hub: node " << session->node() << " rejected "
-               << net::RefString(acked->ref) << " version " << acked->version << ": " << error;
+  LOG(WARNING) << "edge hub: node " << session->node() << " rejected " << net::RefString(acked->ref)
+               << " version " << acked->version << ": " << error;
   if (options_.delivery_listener != nullptr) {
     options_.delivery_listener->OnChangeNacked(session->node(), acked->ref, acked->version, error);
   }
@@ -376,7 +403,8 @@ void EdgeHub::HandleReport(const std::shared_ptr<Session>& session,
     NodeState& state = nodes_[node];
     if (absl::Status valid = net::ValidateReport(report); !valid.ok()) {
       metrics_.reports_rejected().Increment();
-      SendReportAckLocked(state, report.seq(), v1::REPORT_REJECTED, "Invalid", ToStd(valid.message()));
+      SendReportAckLocked(state, report.seq(), v1::REPORT_REJECTED, "Invalid",
+                          ToStd(valid.message()));
       return;
     }
     if (state.pending_reports >= options_.max_pending_reports) {
@@ -410,9 +438,9 @@ void EdgeHub::AdmitReportLocked(const std::string& node, NodeState& state, Repor
       metrics_.foreign_reports().Increment();
       LOG(WARNING) << "edge hub: node " << node << " reported about "
                    << net::RefString(report->ref()) << ", which is another node's object; refused";
-      SendReportAckLocked(state, report->seq(), v1::REPORT_REJECTED, "NotThisNode",
-                          absl::StrCat(net::RefString(report->ref()), " is not sent to node ",
-                                       node));
+      SendReportAckLocked(
+          state, report->seq(), v1::REPORT_REJECTED, "NotThisNode",
+          absl::StrCat(net::RefString(report->ref()), " is not sent to node ", node));
     } else {
       SendReportAckLocked(state, report->seq(), v1::REPORT_REJECTED, "ObjectGone",
                           absl::StrCat(net::RefString(report->ref()),
@@ -507,9 +535,7 @@ void EdgeHub::CompleteReport(const std::string& node, const std::string& key, ui
     }
     v1::ReportResult result = v1::REPORT_ACCEPTED;
     switch (outcome.code) {
-      case ReportOutcome::Code::kAccepted:
-        metrics_.reports_accepted().Increment();
-        break;
+      case ReportOutcome::Code::kAccepted: metrics_.reports_accepted().Increment(); break;
       case ReportOutcome::Code::kRejected:
         metrics_.reports_rejected().Increment();
         result = v1::REPORT_REJECTED;

@@ -50,6 +50,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     std::size_t max_pending_reports = 1024;
     // Only with --insecure (plaintext, no certificates): trust the node name in the Hello.
     bool allow_unauthenticated = false;
+    // Whether Hellos are answered from the start (see SetAcceptingStreams).
+    bool accept_streams = true;
     std::string gm_version = "nereid-gm";
     Clock* clock = Clock::Real();
     std::shared_ptr<prometheus::Registry> registry;  // null: a private one
@@ -84,6 +86,11 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
 
   // Finishes every stream with UNAVAILABLE (before shutting the gRPC server down).
   void Shutdown();
+  // A GM replica that is not the leader refuses streams with UNAVAILABLE ("not the leader"), so a
+  // node retries and lands on the leader; false also finishes the streams open now. The registry
+  // and the synced gate are kept.
+  void SetAcceptingStreams(bool accepting);
+  bool accepting_streams() const;
 
   std::vector<NodeStatus> Nodes() const;
   NodeStatus Node(std::string_view node) const;
@@ -156,6 +163,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   absl::flat_hash_map<std::string, int> owners_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool accepting_ ABSL_GUARDED_BY(mu_) = true;
   uint64_t next_session_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 

@@ -22,14 +22,16 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
   changes_nacked_ = &changes.Add({{"result", "nack"}});
   refused_identities_ = &prometheus::BuildCounter()
                              .Name("nereid_edgehub_refused_identities_total")
-                             .Help("Streams refused because the Hello named another node than the "
-                                   "client certificate")
+                             .Help(
+                                 "Streams refused because the Hello named another node than the "
+                                 "client certificate")
                              .Register(r)
                              .Add({});
   sessions_replaced_ = &prometheus::BuildCounter()
                             .Name("nereid_edgehub_sessions_replaced_total")
-                            .Help("Streams finished because a newer stream for the same node "
-                                  "arrived")
+                            .Help(
+                                "Streams finished because a newer stream for the same node "
+                                "arrived")
                             .Register(r)
                             .Add({});
   auto& reports = prometheus::BuildCounter()
@@ -41,8 +43,9 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
   reports_retry_ = &reports.Add({{"result", "retry"}});
   reports_deduplicated_ = &prometheus::BuildCounter()
                                .Name("nereid_edgehub_reports_deduplicated_total")
-                               .Help("Resent reports that were still being written; not handed "
-                                     "over twice")
+                               .Help(
+                                   "Resent reports that were still being written; not handed "
+                                   "over twice")
                                .Register(r)
                                .Add({});
   foreign_reports_ = &prometheus::BuildCounter()
@@ -50,13 +53,13 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                           .Help("Reports refused because they were about another node's object")
                           .Register(r)
                           .Add({});
-  dispatch_latency_ = &prometheus::BuildHistogram()
-                           .Name("nereid_edgehub_dispatch_latency_seconds")
-                           .Help("Time from queueing a change for a node to the node's ACK/NACK")
-                           .Register(r)
-                           .Add({}, prometheus::Histogram::BucketBoundaries{
-                                        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-                                        2.5, 5, 10, 30});
+  dispatch_latency_ =
+      &prometheus::BuildHistogram()
+           .Name("nereid_edgehub_dispatch_latency_seconds")
+           .Help("Time from queueing a change for a node to the node's ACK/NACK")
+           .Register(r)
+           .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                            0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
 }
 
 prometheus::Gauge& HubMetrics::QueueDepth(const std::string& node) {

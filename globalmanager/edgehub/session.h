@@ -39,8 +39,8 @@ class SessionTransport {
 class Session {
  public:
   struct Options {
-    std::size_t max_in_flight = 128;     // changes sent and not yet ACKed
-    std::size_t max_queue = 100'000;     // distinct objects queued and not yet sent
+    std::size_t max_in_flight = 128;  // changes sent and not yet ACKed
+    std::size_t max_queue = 100'000;  // distinct objects queued and not yet sent
     Clock* clock = Clock::Real();
   };
 
@@ -115,7 +115,7 @@ class Session {
     std::string version;                                 // kRemove: version the node holds
     uint32_t upserts = 0;                                // kResyncDone
     uint32_t removes = 0;
-    absl::Time enqueued;                                 // first enqueue while unsent
+    absl::Time enqueued;  // first enqueue while unsent
   };
   struct Sent {
     edge::v1::ObjectRef ref;

@@ -23,8 +23,7 @@ class SyncReactor final
     : public grpc::ServerBidiReactor<edge::v1::SyncRequest, edge::v1::SyncResponse>,
       public SessionTransport {
  public:
-  SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context,
-              std::shared_ptr<Session> session);
+  SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context, std::shared_ptr<Session> session);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;

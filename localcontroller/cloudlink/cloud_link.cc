@@ -29,8 +29,8 @@ std::string_view LinkStateName(LinkState state) {
 }
 
 absl::StatusOr<std::unique_ptr<CloudLink>> CloudLink::Create(CloudLinkOptions options,
-                                                            DesiredStateStore* store,
-                                                            ReportSource* reports) {
+                                                             DesiredStateStore* store,
+                                                             ReportSource* reports) {
   if (store == nullptr || reports == nullptr) {
     return absl::InvalidArgumentError("cloud link needs a desired-state store and a report source");
   }
@@ -66,7 +66,8 @@ CloudLink::CloudLink(CloudLinkOptions options,
       store_(store),
       reports_(reports),
       clock_(options_.clock),
-      backoff_(options_.backoff, options_.jitter_source) {}
+      backoff_(options_.backoff, options_.jitter_source),
+      report_backoff_(options_.report_retry, options_.jitter_source) {}
 
 CloudLink::~CloudLink() { Stop(); }
 
@@ -118,8 +119,7 @@ std::unique_ptr<v1::EdgeSync::Stub> CloudLink::NewStub() {
   if (!options_.server_name_override.empty()) {
     args.SetSslTargetNameOverride(options_.server_name_override);
   }
-  return v1::EdgeSync::NewStub(
-      grpc::CreateCustomChannel(options_.gm_address, credentials_, args));
+  return v1::EdgeSync::NewStub(grpc::CreateCustomChannel(options_.gm_address, credentials_, args));
 }
 
 void CloudLink::Run() {
@@ -153,6 +153,10 @@ bool CloudLink::RunStream() {
   in_flight_.clear();
   send_cursor_ = 0;  // everything still unacked goes out once more on this stream
   resend_at_ = absl::InfiniteFuture();
+  {
+    absl::MutexLock lock(&mu_);
+    status_.report_resend_at = resend_at_;
+  }
 
   v1::SyncRequest hello;
   v1::Hello* h = hello.mutable_hello();
@@ -192,13 +196,16 @@ bool CloudLink::RunStream() {
     if (!abort_reason.empty() || stream.done()) break;
     const absl::Time now = clock_->Now();
     if (!established && now >= hello_deadline) {
-      abort_reason = absl::StrCat("no HelloReply within ", absl::FormatDuration(options_.hello_timeout));
+      abort_reason =
+          absl::StrCat("no HelloReply within ", absl::FormatDuration(options_.hello_timeout));
       break;
     }
     if (established) {
       if (now >= resend_at_) {
         send_cursor_ = 0;
         resend_at_ = absl::InfiniteFuture();
+        absl::MutexLock lock(&mu_);
+        status_.report_resend_at = resend_at_;
       }
       SendReports(stream);
     }
@@ -218,10 +225,9 @@ bool CloudLink::RunStream() {
   const absl::Time end = clock_->Now();
   const bool healthy = established && end - established_at >= options_.healthy_after;
   const grpc::Status status = stream.status();
-  std::string error = abort_reason.empty()
-                          ? absl::StrCat("stream ended: ", status.error_code(), " ",
-                                         status.error_message())
-                          : abort_reason;
+  std::string error = abort_reason.empty() ? absl::StrCat("stream ended: ", status.error_code(),
+                                                          " ", status.error_message())
+                                           : abort_reason;
   bool stopping;
   {
     absl::MutexLock lock(&mu_);
@@ -234,8 +240,8 @@ bool CloudLink::RunStream() {
                          status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
                          status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
     if (refused) {
-      LOG(ERROR) << "cloud link: node " << options_.node_name << ": the GM refused the stream: "
-                 << error;
+      LOG(ERROR) << "cloud link: node " << options_.node_name
+                 << ": the GM refused the stream: " << error;
     } else {
       LOG(WARNING) << "cloud link: node " << options_.node_name << ": " << error;
     }
@@ -280,11 +286,8 @@ void CloudLink::HandleMessage(LinkStream& stream, const v1::SyncResponse& messag
       status_.last_sync = now;
       return;
     }
-    case v1::SyncResponse::kReportAck:
-      HandleReportAck(message.report_ack());
-      return;
-    case v1::SyncResponse::MESSAGE_NOT_SET:
-      break;
+    case v1::SyncResponse::kReportAck: HandleReportAck(message.report_ack()); return;
+    case v1::SyncResponse::MESSAGE_NOT_SET: break;
   }
   LOG(WARNING) << "cloud link: ignoring an unknown message from the GM (newer GM?)";
 }
@@ -339,6 +342,7 @@ void CloudLink::HandleReportAck(const v1::ReportAck& ack) {
   switch (ack.result()) {
     case v1::REPORT_ACCEPTED: {
       done = reports_->Ack(seq);
+      report_backoff_.Reset();
       absl::MutexLock lock(&mu_);
       ++status_.reports_acked;
       break;
@@ -352,11 +356,15 @@ void CloudLink::HandleReportAck(const v1::ReportAck& ack) {
       break;
     }
     default: {  // REPORT_RETRY, or a result this LC does not know: keep it and resend later
+      // One resend round covers every report answered RETRY until then.
+      if (resend_at_ == absl::InfiniteFuture()) {
+        resend_at_ = clock_->Now() + report_backoff_.Next();
+      }
       LOG(INFO) << "cloud link: the GM could not take report " << seq << " now (" << ack.reason()
-                << ": " << ack.message() << "); resending in " << options_.report_retry_delay;
-      resend_at_ = std::min(resend_at_, clock_->Now() + options_.report_retry_delay);
+                << ": " << ack.message() << "); resending at " << resend_at_;
       absl::MutexLock lock(&mu_);
       ++status_.reports_retried;
+      status_.report_resend_at = resend_at_;
       break;
     }
   }

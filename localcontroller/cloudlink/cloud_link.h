@@ -8,8 +8,8 @@
 // validated, applied and committed to the DesiredStateStore and only then ACKed (NACKed with the
 // reason when the spec is invalid) -> ResyncDone records the sync. Upstream, reports leave the
 // ReportSource (the outbox) in seq order with at most `max_reports_in_flight` unanswered; after a
-// reconnect everything still unacked is sent once more; a RETRY answer resends after
-// `report_retry_delay`.
+// reconnect everything still unacked is sent once more; a RETRY answer resends after the
+// `report_retry` backoff.
 //
 // Threading: one link thread does all the work (database writes never run on gRPC threads);
 // gRPC reactions only queue and wake it. status() may be called from any thread.
@@ -53,7 +53,10 @@ struct CloudLinkOptions {
   absl::Duration healthy_after = absl::Seconds(30);
   // No HelloReply within this → give up on the stream and back off.
   absl::Duration hello_timeout = absl::Seconds(30);
-  absl::Duration report_retry_delay = absl::Seconds(5);
+  // After a RETRY answer (the GM could not write to the Kubernetes API): resend what is unacked
+  // after this backoff, growing while RETRYs continue and reset by the next ACCEPTED, so a cluster
+  // of nodes does not hammer an API server that is down.
+  ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
   int max_reports_in_flight = 64;
   // Downstream messages buffered before the link stops reading (HTTP/2 flow control pushes back).
   int max_inbox = 64;
@@ -71,10 +74,11 @@ struct LinkStatus {
   absl::Time last_sync = absl::InfinitePast();       // last ResyncDone
   absl::Time last_error_at = absl::InfinitePast();
   std::string last_error;
-  absl::Time next_attempt = absl::InfinitePast();  // while in kBackoff
-  absl::Duration last_backoff;                     // the delay chosen for the current backoff
-  int attempts = 0;                                // streams started
-  int consecutive_failures = 0;                    // since the last healthy stream
+  absl::Time next_attempt = absl::InfinitePast();        // while in kBackoff
+  absl::Duration last_backoff;                           // the delay chosen for the current backoff
+  absl::Time report_resend_at = absl::InfiniteFuture();  // after RETRY answers
+  int attempts = 0;                                      // streams started
+  int consecutive_failures = 0;                          // since the last healthy stream
   uint64_t changes_applied = 0;
   uint64_t changes_nacked = 0;
   uint64_t reports_sent = 0;
@@ -107,8 +111,8 @@ class CloudLink {
   void Run();
   // One stream from Hello to its end. Returns whether it was healthy (resets the backoff).
   bool RunStream();
-  void HandleMessage(LinkStream& stream, const edge::v1::SyncResponse& message,
-                     bool* established, absl::Time* established_at);
+  void HandleMessage(LinkStream& stream, const edge::v1::SyncResponse& message, bool* established,
+                     absl::Time* established_at);
   void HandleChange(LinkStream& stream, const edge::v1::Change& change);
   void HandleReportAck(const edge::v1::ReportAck& ack);
   void SendReports(LinkStream& stream);
@@ -124,6 +128,7 @@ class CloudLink {
 
   // Only the link thread touches these.
   ExponentialBackoff backoff_;
+  ExponentialBackoff report_backoff_;
   absl::flat_hash_set<uint64_t> in_flight_;
   uint64_t send_cursor_ = 0;  // highest seq handed to the stream (rewound to resend)
   absl::Time resend_at_ = absl::InfiniteFuture();

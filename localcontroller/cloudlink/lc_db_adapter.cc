@@ -27,12 +27,8 @@ absl::StatusOr<EncodedReport> EncodeReport(const v1::StatusReport& report) {
   EncodedReport encoded;
   encoded.key.object = ToDbRef(report.ref());
   switch (report.payload_case()) {
-    case v1::StatusReport::kDataset:
-      encoded.key.report_type = db::kReportDatasetStatus;
-      break;
-    case v1::StatusReport::kModel:
-      encoded.key.report_type = db::kReportModelStatus;
-      break;
+    case v1::StatusReport::kDataset: encoded.key.report_type = db::kReportDatasetStatus; break;
+    case v1::StatusReport::kModel: encoded.key.report_type = db::kReportModelStatus; break;
     case v1::StatusReport::kWorker:
       encoded.key.report_type = db::kReportWorker;
       encoded.key.sub_key = report.worker().worker_name();
@@ -60,9 +56,9 @@ absl::StatusOr<int64_t> EnqueueReport(db::LcDatabase& db, const v1::StatusReport
 absl::StatusOr<v1::StatusReport> DecodeReport(const db::OutboxEntry& entry) {
   v1::StatusReport report;
   if (!report.ParseFromString(entry.payload)) {
-    return absl::DataLossError(
-        absl::StrCat("outbox entry ", entry.seq, " (", entry.key.DebugString(),
-                     "): payload is not a StatusReport"));
+    return absl::DataLossError(absl::StrCat("outbox entry ", entry.seq, " (",
+                                            entry.key.DebugString(),
+                                            "): payload is not a StatusReport"));
   }
   report.set_seq(static_cast<uint64_t>(entry.seq));
   *report.mutable_ref() = FromDbRef(entry.key.object);
@@ -115,8 +111,7 @@ absl::StatusOr<std::vector<v1::StatusReport>> LcDbReportSource::Pending(int limi
       LOG(ERROR) << "cloud link: " << report.status() << "; dropping it";
       if (absl::StatusOr<bool> dropped = db_->Reject(entry.seq, "undecodable payload");
           !dropped.ok()) {
-        LOG(ERROR) << "cloud link: dropping outbox entry " << entry.seq << ": "
-                   << dropped.status();
+        LOG(ERROR) << "cloud link: dropping outbox entry " << entry.seq << ": " << dropped.status();
       }
       continue;
     }

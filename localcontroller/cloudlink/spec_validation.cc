@@ -38,8 +38,8 @@ bool IsClock(const std::string& s) {
 }
 
 bool IsOperator(const std::string& op) {
-  for (const char* known : {"gt", ">", "ge", ">=", "eq", "=", "==", "ne", "!=", "le", "<=", "lt",
-                            "<"}) {
+  for (const char* known :
+       {"gt", ">", "ge", ">=", "eq", "=", "==", "ne", "!=", "le", "<=", "lt", "<"}) {
     if (op == known) return true;
   }
   return false;
@@ -52,9 +52,9 @@ absl::Status ValidateTrigger(const v1::Resource& resource, const v1::Trigger& tr
   }
   if (trigger.has_timer()) {
     if (!IsClock(trigger.timer().start()) || !IsClock(trigger.timer().end())) {
-      return Invalid(resource, absl::StrCat(ToAbsl(which), ".timer wants HH:MM start and end, got \"",
-                                            trigger.timer().start(), "\"-\"",
-                                            trigger.timer().end(), "\""));
+      return Invalid(resource,
+                     absl::StrCat(ToAbsl(which), ".timer wants HH:MM start and end, got \"",
+                                  trigger.timer().start(), "\"-\"", trigger.timer().end(), "\""));
     }
   }
   if (trigger.has_condition()) {
@@ -134,8 +134,7 @@ absl::Status ValidateForNode(const v1::Resource& resource, std::string_view node
       }
       return absl::OkStatus();
     }
-    case v1::Resource::SPEC_NOT_SET:
-      break;
+    case v1::Resource::SPEC_NOT_SET: break;
   }
   return Invalid(resource, "no spec");
 }

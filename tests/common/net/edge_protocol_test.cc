@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "common/net/edge_protocol.h"
+
+#include <catch2/catch.hpp>
 
 namespace nereid {
 namespace {

@@ -35,7 +35,8 @@ std::unique_ptr<OwnedCertSet> MakeCertSet(const std::string& nodes);
 
 // CA + GM cert + node certs for "edge-a", "edge-b", "edge-c".
 const CertSet& TestCerts();
-// A second, unrelated CA with a node cert for "edge-a": what an attacker's self-made cert looks like.
+// A second, unrelated CA with a node cert for "edge-a": what an attacker's self-made cert looks
+// like.
 const CertSet& UntrustedCerts();
 
 }  // namespace nereid::testing

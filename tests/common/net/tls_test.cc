@@ -1,3 +1,5 @@
+#include "common/net/tls.h"
+
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -6,7 +8,6 @@
 
 #include "common/net/keepalive.h"
 #include "common/net/peer_identity.h"
-#include "common/net/tls.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/server_builder.h"
 #include "nereid/edge/v1/sync.grpc.pb.h"
@@ -114,21 +115,21 @@ TEST_CASE("TLS options and files are checked with clear errors", "[net][tls]") {
     CHECK(net::ValidateTlsOptions({"", "", "", true}).ok());
   }
   SECTION("a missing file is named") {
-    auto creds = net::MakeChannelCredentials({certs.ca, certs.dir + "/nope.crt",
-                                              certs.NodeKey("edge-a"), false});
+    auto creds = net::MakeChannelCredentials(
+        {certs.ca, certs.dir + "/nope.crt", certs.NodeKey("edge-a"), false});
     REQUIRE_FALSE(creds.ok());
     CHECK(absl::IsNotFound(creds.status()));
     CHECK(std::string(creds.status().message()).find("nope.crt") != std::string::npos);
   }
   SECTION("a key that does not belong to the certificate is refused") {
-    auto creds = net::MakeServerCredentials({certs.ca, certs.gm_cert, certs.NodeKey("edge-a"),
-                                             false});
+    auto creds =
+        net::MakeServerCredentials({certs.ca, certs.gm_cert, certs.NodeKey("edge-a"), false});
     REQUIRE_FALSE(creds.ok());
     CHECK(std::string(creds.status().message()).find("is not the key of") != std::string::npos);
   }
   SECTION("a file that is not PEM is refused") {
-    auto creds = net::MakeServerCredentials({certs.ca, certs.gm_cert,
-                                             std::string(NEREID_TEST_NOT_PEM_FILE), false});
+    auto creds = net::MakeServerCredentials(
+        {certs.ca, certs.gm_cert, std::string(NEREID_TEST_NOT_PEM_FILE), false});
     REQUIRE_FALSE(creds.ok());
     CHECK(absl::IsInvalidArgument(creds.status()));
   }
@@ -150,8 +151,7 @@ TEST_CASE("mTLS: a node certificate from our CA is accepted and identifies the n
   CHECK(result.identity == "CN=edge-a DNS=[edge-a]");
 }
 
-TEST_CASE("mTLS: a client certificate from another CA is rejected at the handshake",
-          "[net][tls]") {
+TEST_CASE("mTLS: a client certificate from another CA is rejected at the handshake", "[net][tls]") {
   EchoServer server(TestCerts().ServerTls());
   // The attacker trusts our CA (public) but presents a cert signed by their own CA.
   net::TlsOptions attacker = UntrustedCerts().ClientTls("edge-a");

@@ -14,9 +14,9 @@ namespace nereid::gm {
 namespace {
 
 namespace v1 = edge::v1;
-using ::nereid::testing::DatasetReport;
 using ::nereid::gm::testing::FakeReportHandler;
 using ::nereid::gm::testing::RecordingListener;
+using ::nereid::testing::DatasetReport;
 using ::nereid::testing::DatasetResource;
 using ::nereid::testing::Item;
 using ::nereid::testing::TestCerts;
@@ -107,7 +107,8 @@ TEST_CASE("Hello is answered with exactly the difference, then ResyncDone", "[ed
     changes.push_back(Describe(change));
     node->Ack(change);
   }
-  CHECK(changes == std::vector<std::string>{"upsert changed@2", "upsert missing@1", "remove stale"});
+  CHECK(changes ==
+        std::vector<std::string>{"upsert changed@2", "upsert missing@1", "remove stale"});
   v1::SyncResponse done = Expect(*node);
   REQUIRE(done.has_resync_done());
   CHECK(done.resync_done().upserts() == 2);

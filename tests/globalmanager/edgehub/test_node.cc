@@ -124,8 +124,8 @@ void TestNode::Cancel() {
   status_ = stream_->Finish();
 }
 
-v1::InventoryItem Item(const std::string& kind, const std::string& name,
-                       const std::string& version, const std::string& uid) {
+v1::InventoryItem Item(const std::string& kind, const std::string& name, const std::string& version,
+                       const std::string& uid) {
   v1::InventoryItem item;
   item.mutable_ref()->set_kind(kind);
   item.mutable_ref()->set_namespace_("default");

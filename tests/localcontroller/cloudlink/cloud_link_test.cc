@@ -65,8 +65,7 @@ struct Fixture {
 
   CloudLinkOptions Options(const std::string& address = "") {
     CloudLinkOptions options;
-    options.gm_address =
-        address.empty() ? "127.0.0.1:" + std::to_string(server->port()) : address;
+    options.gm_address = address.empty() ? "127.0.0.1:" + std::to_string(server->port()) : address;
     options.node_name = "edge-a";
     options.tls = TestCerts().ClientTls("edge-a");
     options.clock = &clock;
@@ -135,8 +134,8 @@ TEST_CASE("the link syncs: Hello inventory, diff applied and committed, then ACK
   REQUIRE(f.hub->Upsert("edge-a", Dataset("new", "2")).ok());
   REQUIRE(f.hub->Remove("edge-a", Dataset("kept", "1").ref()).ok());
   CHECK(Eventually([&] {
-    return f.store.Held() == std::vector<std::string>{"Dataset/default/new@2",
-                                                      "Dataset/default/old-version@2"};
+    return f.store.Held() ==
+           std::vector<std::string>{"Dataset/default/new@2", "Dataset/default/old-version@2"};
   }));
   CHECK(Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }));
 }
@@ -197,25 +196,33 @@ TEST_CASE("reports leave the outbox in order and are dropped only when answered"
   CHECK(f.link->status().reports_rejected == 1);
 }
 
-TEST_CASE("a RETRY answer keeps the report and resends it after the retry delay",
-          "[cloudlink]") {
+TEST_CASE("a RETRY answer keeps the report and resends it after a growing delay", "[cloudlink]") {
   Fixture f;
   REQUIRE(f.hub->Upsert("edge-a", Dataset("mine", "1")).ok());
   f.hub->MarkSynced();
   const uint64_t seq = f.outbox.Enqueue(DatasetReport(0, "mine", 1));
-  CloudLinkOptions options = f.Options();
-  options.report_retry_delay = absl::Seconds(5);
-  f.StartLink(options);
+  f.StartLink();
 
-  f.handler.WaitForCall(1).done(gm::ReportOutcome::Retry("ApiError", "apiserver down"));
-  CHECK(Eventually([&] { return f.link->status().reports_retried == 1; }));
-  CHECK(f.outbox.depth() == 1);
-  CHECK(f.handler.calls() == 1);
-  f.clock.Advance(absl::Seconds(5));
-  FakeReportHandler::Call& again = f.handler.WaitForCall(2);
-  CHECK(again.report->seq() == seq);
-  again.done(gm::ReportOutcome::Accepted());
+  // 5 s, then 10 s (x2), and an ACCEPTED resets the delay.
+  for (int round = 1; round <= 2; ++round) {
+    FakeReportHandler::Call& call = f.handler.WaitForCall(round);
+    CHECK(call.report->seq() == seq);
+    call.done(gm::ReportOutcome::Retry("ApiError", "apiserver down"));
+    REQUIRE(Eventually(
+        [&] { return f.link->status().reports_retried == static_cast<uint64_t>(round); }));
+    CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(5 * round));
+    CHECK(f.outbox.depth() == 1);
+    CHECK(f.handler.calls() == static_cast<std::size_t>(round));
+    f.clock.Advance(absl::Seconds(5 * round));
+  }
+  FakeReportHandler::Call& third = f.handler.WaitForCall(3);
+  CHECK(third.report->seq() == seq);
+  third.done(gm::ReportOutcome::Accepted());
   CHECK(Eventually([&] { return f.outbox.depth() == 0; }));
+  f.outbox.Enqueue(DatasetReport(0, "mine", 2));
+  f.handler.WaitForCall(4).done(gm::ReportOutcome::Retry("ApiError", "again"));
+  REQUIRE(Eventually([&] { return f.link->status().reports_retried == 3; }));
+  CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(5));
 }
 
 TEST_CASE("after a reconnect everything unacked is sent once more and nothing is lost",
@@ -262,9 +269,9 @@ TEST_CASE("reconnect backoff: 1 s x1.6 up to 120 s with jitter, on the fake cloc
     for (int attempt = 1; attempt <= 13; ++attempt) {
       seen.push_back(absl::ToDoubleSeconds(f.AdvanceThroughBackoff(attempt)));
     }
-    const std::vector<double> expected = {1,        1.6,      2.56,    4.096,    6.5536,
-                                          10.48576, 16.777216, 26.8435456, 42.94967296,
-                                          68.719476736, 109.9511627776, 120, 120};
+    const std::vector<double> expected = {
+        1,          1.6,         2.56,         4.096,          6.5536, 10.48576, 16.777216,
+        26.8435456, 42.94967296, 68.719476736, 109.9511627776, 120,    120};
     REQUIRE(seen.size() == expected.size());
     for (std::size_t i = 0; i < seen.size(); ++i) {
       INFO("attempt " << i + 1);

@@ -128,7 +128,8 @@ class FakeOutbox final : public ReportSource {
   }
   absl::Status Reject(uint64_t seq, std::string_view reason) override {
     absl::MutexLock lock(&mu_);
-    if (entries_.erase(seq) > 0) rejected_.push_back(std::to_string(seq) + " " + std::string(reason));
+    if (entries_.erase(seq) > 0)
+      rejected_.push_back(std::to_string(seq) + " " + std::string(reason));
     return absl::OkStatus();
   }
   void SetWakeup(std::function<void()> wakeup) override {

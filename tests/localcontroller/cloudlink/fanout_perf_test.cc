@@ -111,8 +111,8 @@ TEST_CASE("fan-out: create-to-ack latency and reports absorbed", "[.][perf]") {
     while (!pred() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(2));
     return pred();
   };
-  REQUIRE(wait([&] { return hub.metrics().connected_nodes().Value() == nodes; },
-               absl::Seconds(60)));
+  REQUIRE(
+      wait([&] { return hub.metrics().connected_nodes().Value() == nodes; }, absl::Seconds(60)));
 
   // Downstream: create every object, measure Upsert -> ACK.
   absl::flat_hash_map<std::string, absl::Time> created;
@@ -150,12 +150,14 @@ TEST_CASE("fan-out: create-to-ack latency and reports absorbed", "[.][perf]") {
       absl::Seconds(120)));
   const absl::Duration upstream = absl::Now() - up_start;
 
-  WARN("fan-out over mTLS, " << nodes << " nodes x " << objects << " datasets: "
-       << total << " changes in " << downstream << " ("
-       << static_cast<int>(total / absl::ToDoubleSeconds(downstream)) << "/s), create->ack p50 "
-       << Percentile(latencies_ms, 0.5) << " ms p99 " << Percentile(latencies_ms, 0.99)
-       << " ms; " << handler.count() << " reports absorbed in " << upstream << " ("
-       << static_cast<int>(handler.count() / absl::ToDoubleSeconds(upstream)) << "/s)");
+  WARN("fan-out over mTLS, " << nodes << " nodes x " << objects << " datasets: " << total
+                             << " changes in " << downstream << " ("
+                             << static_cast<int>(total / absl::ToDoubleSeconds(downstream))
+                             << "/s), create->ack p50 " << Percentile(latencies_ms, 0.5)
+                             << " ms p99 " << Percentile(latencies_ms, 0.99) << " ms; "
+                             << handler.count() << " reports absorbed in " << upstream << " ("
+                             << static_cast<int>(handler.count() / absl::ToDoubleSeconds(upstream))
+                             << "/s)");
   for (auto& link : links) link->Stop();
   (*server)->Stop(absl::Seconds(1));
 }
