@@ -1,22 +1,66 @@
-// The LocalController executable. Subcommands:
-//   count   print the sample count of a dataset (localcontroller/dataset/count_command.h)
-// The daemon mode (cloud link, database, REST) is not wired in yet: without a subcommand this
-// prints usage and exits 2 rather than pretending to run.
+// The LocalController executable:
+//   localcontroller [flags]            the daemon (localcontroller/config.h, daemon.h); runs until
+//                                      SIGTERM or SIGINT, then stops its parts in reverse order
+//   localcontroller count [flags] URL  print the sample count of a dataset (count_command.h)
+// Once listening it prints "listening on http://HOST:PORT" on stdout (scripts and tests read the
+// port from it when --listen asks for port 0).
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstring>
 #include <iostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "common/log/log.h"
+#include "localcontroller/config.h"
+#include "localcontroller/daemon.h"
 #include "localcontroller/dataset/count_command.h"
 
 namespace {
 
-void PrintUsage(std::ostream& out) {
-  out << "usage: localcontroller <command> [flags]\n"
-         "commands:\n"
-         "  count   print the number of samples of a dataset (localcontroller count --help)\n"
-         "The daemon mode is not available in this build yet.\n";
+int RunDaemon(const std::vector<std::string>& args) {
+  absl::StatusOr<nereid::lc::CommandLine> command_line =
+      nereid::lc::LoadConfig(args, nereid::lc::ProcessEnv());
+  if (!command_line.ok()) {
+    std::cerr << "localcontroller: " << command_line.status().message() << "\n"
+              << "(run localcontroller --help for the flags)\n";
+    return 2;
+  }
+  if (command_line->help) {
+    nereid::lc::PrintDaemonUsage(std::cout);
+    return 0;
+  }
+  const nereid::lc::LcConfig& config = command_line->config;
+  if (!config.log_level.empty()) {
+    nereid::log::Level level;
+    if (nereid::log::ParseLevel(config.log_level, &level)) nereid::log::SetMinLevel(level);
+  }
+
+  // Every thread the daemon starts inherits this mask, so the signals reach only sigwait below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<nereid::lc::Daemon>> daemon = nereid::lc::Daemon::Create(config);
+  if (!daemon.ok()) {
+    std::cerr << "localcontroller: " << daemon.status().message() << "\n";
+    return 1;
+  }
+  if (absl::Status started = (*daemon)->Start(); !started.ok()) {
+    std::cerr << "localcontroller: " << started.message() << "\n";
+    return 1;
+  }
+  std::cout << "listening on " << (*daemon)->url() << std::endl;
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  LOG(INFO) << "localcontroller: " << strsignal(signal_number) << ", shutting down";
+  (*daemon)->Stop();
+  return 0;
 }
 
 }  // namespace
@@ -31,10 +75,9 @@ int main(int argc, char** argv) {
     }
     return nereid::lc::dataset::RunCountCommand(args, std::cout, std::cerr);
   }
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
-    PrintUsage(std::cout);
+  if (!args.empty() && args[0] == "help") {
+    nereid::lc::PrintDaemonUsage(std::cout);
     return 0;
   }
-  PrintUsage(std::cerr);
-  return 2;
+  return RunDaemon(args);
 }

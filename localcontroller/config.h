@@ -1,0 +1,74 @@
+#pragma once
+
+// LocalController configuration: defaults < YAML file (--config) < environment < flags.
+//
+//   localcontroller --node NAME --gm HOST:PORT --db FILE --host-root DIR --listen 127.0.0.1:PORT
+//                   --tls-ca F --tls-cert F --tls-key F [--insecure] [--config FILE]
+//                   [--scan-period 60s] [--model-check-period 60s] [--model-http-check-period 1h]
+//                   [--max-request-bytes N] [--http-threads N] [--log-level LEVEL]
+// (`--flag value` and `--flag=value` both work.)
+//
+// Environment, as Sedna's LC DaemonSet sets it (sedna-facts §6):
+//   NODENAME          --node
+//   GM_ADDRESS        --gm ("gm.sedna:9000")
+//   BIND_PORT         the port of --listen; the host stays what the file/default says
+//                     (127.0.0.1: Sedna's workers run with hostNetwork and LC_SERVER=
+//                     http://localhost:9100, so loopback is enough and nothing else can post)
+//   ROOTFS_MOUNT_DIR  --host-root ("/rootfs")
+//
+// YAML file keys (unknown keys are refused, so a typo is not silently ignored):
+//   node, gm, db, hostRoot, listen, tls: {ca, cert, key}, insecure, scanPeriod,
+//   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, logLevel
+// Durations are Go-style strings ("90s", "1m30s", "1h") or integer seconds.
+//
+// Default database: <host-root>/var/lib/nereid/lc.db (on the host's disk under Sedna's mount, like
+// Sedna's /var/lib/sedna/database.db).
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/net/tls.h"
+
+namespace nereid::lc {
+
+struct LcConfig {
+  std::string node_name;
+  std::string gm_address;
+  std::string db_path;
+  std::string host_root = "/rootfs";
+  std::string listen = "127.0.0.1:9100";
+  net::TlsOptions tls;
+  absl::Duration scan_period = absl::Seconds(60);
+  absl::Duration model_check_period = absl::Seconds(60);
+  absl::Duration model_http_check_period = absl::Hours(1);
+  size_t max_request_bytes = 1 << 20;
+  int http_threads = 4;
+  std::string log_level;    // "" = NEREID_LOG_LEVEL or info
+  std::string config_file;  // where the file layer came from, for messages
+};
+
+// Environment lookup (injectable for tests): the value, or nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvLookup ProcessEnv();
+
+struct CommandLine {
+  bool help = false;
+  LcConfig config;
+};
+
+// Builds and validates the configuration from `args` (without the program name). InvalidArgument
+// names the flag, variable or file key at fault; help == true when --help/-h was given.
+absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args, const EnvLookup& env);
+
+// The checks LoadConfig applies last (node, GM address, TLS files or --insecure, listen address,
+// positive periods, limits).
+absl::Status ValidateConfig(const LcConfig& config);
+
+void PrintDaemonUsage(std::ostream& out);
+
+}  // namespace nereid::lc

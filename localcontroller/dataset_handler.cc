@@ -1,0 +1,111 @@
+#include "localcontroller/dataset_handler.h"
+
+#include "common/log/log.h"
+#include "common/net/edge_protocol.h"
+#include "common/status/macros.h"
+#include "google/protobuf/util/time_util.h"
+#include "localcontroller/dataset/errors.h"
+#include "localcontroller/report_writer.h"
+
+namespace nereid::lc {
+namespace {
+
+dataset::DatasetSpec SpecOf(const edge::v1::Resource& resource) {
+  return dataset::DatasetSpec{NsNameKey(resource.ref().namespace_(), resource.ref().name()),
+                              resource.dataset().url(), resource.dataset().format()};
+}
+
+}  // namespace
+
+std::string NsNameKey(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+std::pair<std::string, std::string> SplitNsNameKey(const std::string& key) {
+  const size_t slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+void DatasetHandler::Apply(const edge::v1::Resource& resource) {
+  if (!resource.has_dataset()) return;  // validated by the link; nothing to monitor otherwise
+  monitor_->Upsert(SpecOf(resource));
+}
+
+void DatasetHandler::Restore(const edge::v1::Resource& resource) {
+  if (!resource.has_dataset()) return;
+  const std::string& ns = resource.ref().namespace_();
+  const std::string& name = resource.ref().name();
+  dataset::DatasetMonitor::Prior prior;
+  absl::StatusOr<std::vector<db::FileCheckpoint>> files = db_->FileCheckpoints(ns, name);
+  if (files.ok()) {
+    for (const db::FileCheckpoint& file : *files) {
+      if (file.path == kDatasetCheckpointPath) prior.checkpoint = file.data;
+    }
+  } else {
+    LOG(WARNING) << "dataset " << ns << "/" << name
+                 << ": reading its checkpoint failed, recounting: " << files.status();
+  }
+  absl::StatusOr<db::DatasetResult> result = db_->GetDatasetResult(ns, name);
+  if (result.ok()) {
+    dataset::ReportedState state;
+    state.ok = result->error_reason.empty();
+    if (state.ok) {
+      state.count = static_cast<uint64_t>(result->count.value_or(0));
+    } else {
+      state.reason = result->error_reason;
+      state.message = result->error_message;
+    }
+    prior.reported = state;
+  } else if (!absl::IsNotFound(result.status())) {
+    LOG(WARNING) << "dataset " << ns << "/" << name << ": reading its last result failed: "
+                 << result.status();
+  }
+  monitor_->Upsert(SpecOf(resource), std::move(prior));
+}
+
+void DatasetHandler::Forget(const edge::v1::ObjectRef& ref) {
+  monitor_->Remove(NsNameKey(ref.namespace_(), ref.name()));
+}
+
+void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
+  const auto [ns, name] = SplitNsNameKey(scan.spec.key);
+  edge::v1::StatusReport report;
+  report.mutable_ref()->set_kind(std::string(net::kKindDataset));
+  report.mutable_ref()->set_namespace_(ns);
+  report.mutable_ref()->set_name(name);
+  edge::v1::DatasetStatus* status = report.mutable_dataset();
+  *status->mutable_update_time() =
+      google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(scan.scan_time));
+  db::DatasetResult result;
+  result.scanned_at = scan.scan_time;
+  if (scan.status.ok()) {
+    status->set_number_of_samples(static_cast<int64_t>(scan.count));
+    result.count = static_cast<int64_t>(scan.count);
+  } else {
+    result.error_reason = dataset::ReasonOf(scan.status);
+    result.error_message = std::string(scan.status.message());
+    status->set_error_reason(result.error_reason);
+    status->set_error_message(result.error_message);
+  }
+  absl::Status written = db_->Write([&](db::LcDatabase::Tables& tables) -> absl::Status {
+    RETURN_IF_ERROR(StampFromDesired(tables, report));
+    RETURN_IF_ERROR(tables.datasets.PutResult(ns, name, result));
+    return EnqueueInTransaction(tables, report);
+  });
+  if (absl::IsNotFound(written)) {
+    LOG(DEBUG) << "dataset " << scan.spec.key << ": deleted meanwhile, result dropped";
+  } else if (!written.ok()) {
+    LOG(ERROR) << "dataset " << scan.spec.key << ": storing the result failed: " << written;
+  }
+}
+
+void DatasetHandler::OnCheckpoint(const std::string& key, const std::string& data) {
+  const auto [ns, name] = SplitNsNameKey(key);
+  absl::Status written = db_->PutFileCheckpoint(ns, name, kDatasetCheckpointPath, data);
+  if (absl::IsNotFound(written)) {
+    LOG(DEBUG) << "dataset " << key << ": deleted meanwhile, checkpoint dropped";
+  } else if (!written.ok()) {
+    LOG(WARNING) << "dataset " << key << ": storing the checkpoint failed: " << written;
+  }
+}
+
+}  // namespace nereid::lc

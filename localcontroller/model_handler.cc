@@ -1,0 +1,87 @@
+#include "localcontroller/model_handler.h"
+
+#include "common/log/log.h"
+#include "common/net/edge_protocol.h"
+#include "common/status/macros.h"
+#include "google/protobuf/util/time_util.h"
+#include "localcontroller/dataset_handler.h"
+#include "localcontroller/model/check_codec.h"
+#include "localcontroller/report_writer.h"
+
+namespace nereid::lc {
+namespace {
+
+model::ModelSpec SpecOf(const edge::v1::Resource& resource) {
+  const edge::v1::ModelSpec& spec = resource.model();
+  return model::ModelSpec{NsNameKey(resource.ref().namespace_(), resource.ref().name()),
+                          spec.url(), spec.format(), spec.sha256()};
+}
+
+}  // namespace
+
+std::string ModelHandler::MetaKey(const std::string& ns, const std::string& name) {
+  return "model-check/" + ns + "/" + name;
+}
+
+void ModelHandler::Apply(const edge::v1::Resource& resource) {
+  if (!resource.has_model()) return;
+  keeper_->Upsert(SpecOf(resource));
+}
+
+void ModelHandler::Restore(const edge::v1::Resource& resource) {
+  if (!resource.has_model()) return;
+  const std::string key = MetaKey(resource.ref().namespace_(), resource.ref().name());
+  std::optional<model::Check> prior;
+  absl::StatusOr<std::optional<std::string>> stored = db_->GetMeta(key);
+  if (!stored.ok()) {
+    LOG(WARNING) << "model " << resource.ref().namespace_() << "/" << resource.ref().name()
+                 << ": reading its last check failed: " << stored.status();
+  } else if (stored->has_value()) {
+    absl::StatusOr<model::Check> check = model::ParseCheck(**stored);
+    if (check.ok()) {
+      prior = std::move(*check);
+    } else {
+      LOG(WARNING) << "model " << resource.ref().namespace_() << "/" << resource.ref().name()
+                   << ": stored check ignored: " << check.status();
+    }
+  }
+  keeper_->Upsert(SpecOf(resource), std::move(prior));
+}
+
+void ModelHandler::Forget(const edge::v1::ObjectRef& ref) {
+  keeper_->Remove(NsNameKey(ref.namespace_(), ref.name()));
+  absl::Status erased = db_->Write([&](db::LcDatabase::Tables& tables) {
+    return tables.meta.Erase(MetaKey(ref.namespace_(), ref.name()));
+  });
+  if (!erased.ok()) {
+    LOG(WARNING) << "model " << ref.namespace_() << "/" << ref.name()
+                 << ": dropping its last check failed: " << erased;
+  }
+}
+
+void ModelHandler::OnReport(const model::ModelReport& report) {
+  const auto [ns, name] = SplitNsNameKey(report.spec.key);
+  edge::v1::StatusReport status_report;
+  status_report.mutable_ref()->set_kind(std::string(net::kKindModel));
+  status_report.mutable_ref()->set_namespace_(ns);
+  status_report.mutable_ref()->set_name(name);
+  edge::v1::ModelStatus* status = status_report.mutable_model();
+  status->set_verified(report.check.verified);
+  status->set_sha256(report.check.sha256);
+  *status->mutable_update_time() = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
+      absl::ToUnixNanos(report.check_time));
+  status->set_error_reason(report.check.reason);
+  status->set_error_message(report.check.message);
+  absl::Status written = db_->Write([&](db::LcDatabase::Tables& tables) -> absl::Status {
+    RETURN_IF_ERROR(StampFromDesired(tables, status_report));
+    RETURN_IF_ERROR(tables.meta.Set(MetaKey(ns, name), model::SerializeCheck(report.check)));
+    return EnqueueInTransaction(tables, status_report);
+  });
+  if (absl::IsNotFound(written)) {
+    LOG(DEBUG) << "model " << report.spec.key << ": deleted meanwhile, result dropped";
+  } else if (!written.ok()) {
+    LOG(ERROR) << "model " << report.spec.key << ": storing the result failed: " << written;
+  }
+}
+
+}  // namespace nereid::lc

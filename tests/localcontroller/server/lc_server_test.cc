@@ -1,0 +1,296 @@
+#include "localcontroller/server/lc_server.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+
+namespace nereid::lc::server {
+namespace {
+
+using Json = nlohmann::json;
+
+class FakeView final : public StateView {
+ public:
+  absl::Status Ready() override {
+    absl::MutexLock lock(&mu_);
+    return ready_;
+  }
+  absl::StatusOr<StatusInfo> Status() override {
+    if (throw_) throw std::runtime_error("boom");
+    StatusInfo info;
+    info.node = "edge-a";
+    info.version = "test";
+    info.link.state = "backoff";
+    info.link.last_error = "connection refused";
+    info.outbox_depth = 3;
+    info.datasets = 1;
+    return info;
+  }
+  absl::StatusOr<std::vector<DatasetInfo>> Datasets() override { return std::vector{dataset_}; }
+  absl::StatusOr<DatasetInfo> Dataset(std::string_view ns, std::string_view name) override {
+    if (ns == dataset_.ns && name == dataset_.name) return dataset_;
+    return absl::NotFoundError("dataset " + std::string(ns) + "/" + std::string(name) +
+                               " is not on this node");
+  }
+  absl::StatusOr<std::vector<ModelInfo>> Models() override { return std::vector<ModelInfo>{}; }
+  absl::StatusOr<ModelInfo> Model(std::string_view ns, std::string_view name) override {
+    return absl::NotFoundError("no models");
+  }
+  std::vector<prometheus::MetricFamily> CollectMetrics() override {
+    prometheus::MetricFamily family;
+    family.name = "nereid_lc_outbox_depth";
+    family.help = "test";
+    family.type = prometheus::MetricType::Gauge;
+    prometheus::ClientMetric metric;
+    metric.gauge.value = 3;
+    family.metric.push_back(metric);
+    return {family};
+  }
+
+  void SetReady(absl::Status status) {
+    absl::MutexLock lock(&mu_);
+    ready_ = std::move(status);
+  }
+
+  DatasetInfo dataset_ = [] {
+    DatasetInfo d;
+    d.ns = "default";
+    d.name = "ds1";
+    d.url = "/data/train.txt";
+    d.format = "txt";
+    d.scanned = true;
+    d.count = 42;
+    d.last_scan = absl::FromUnixSeconds(1700000000);
+    return d;
+  }();
+  std::atomic<bool> throw_{false};
+
+ private:
+  absl::Mutex mu_;
+  absl::Status ready_ ABSL_GUARDED_BY(mu_);
+};
+
+class RecordingSink final : public worker::ReportSink {
+ public:
+  absl::Status Enqueue(edge::v1::StatusReport report) override {
+    absl::MutexLock lock(&mu_);
+    reports_.push_back(std::move(report));
+    return absl::OkStatus();
+  }
+  size_t size() {
+    absl::MutexLock lock(&mu_);
+    return reports_.size();
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<edge::v1::StatusReport> reports_ ABSL_GUARDED_BY(mu_);
+};
+
+struct Fixture {
+  FakeView view;
+  RecordingSink sink;
+  worker::WorkerIntake intake{worker::WorkerIntake::Options{&sink}};
+  std::unique_ptr<LcServer> server;
+  std::unique_ptr<httplib::Client> client;
+
+  explicit Fixture(size_t max_body = 4096) {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.max_body_bytes = max_body;
+    options.threads = 2;
+    auto started = LcServer::Start(options, &view, &intake);
+    INFO(started.status());
+    REQUIRE(started.ok());
+    server = std::move(*started);
+    client = std::make_unique<httplib::Client>("127.0.0.1", server->port());
+    client->set_read_timeout(10, 0);
+  }
+};
+
+Json Body(const httplib::Result& result) {
+  REQUIRE(result);
+  Json j = Json::parse(result->body, nullptr, false);
+  INFO(result->body);
+  REQUIRE_FALSE(j.is_discarded());
+  return j;
+}
+
+// The shape of every operator API error.
+void CheckError(const httplib::Result& result, int code, const std::string& reason) {
+  REQUIRE(result);
+  CHECK(result->status == code);
+  CHECK(result->get_header_value("Content-Type") == "application/json");
+  Json body = Body(result);
+  REQUIRE(body.contains("error"));
+  CHECK(body["error"]["code"] == code);
+  CHECK(body["error"]["reason"] == reason);
+  CHECK(body["error"]["message"].is_string());
+  CHECK(body.size() == 1);
+}
+
+// Sedna's ResponseMessage: exactly {"Status": int, "Message": string}.
+void CheckSednaReply(const httplib::Result& result, int code, const std::string& message_part) {
+  REQUIRE(result);
+  CHECK(result->status == code);
+  Json body = Body(result);
+  CHECK(body.size() == 2);
+  CHECK(body["Status"] == code);
+  REQUIRE(body["Message"].is_string());
+  CHECK_THAT(body["Message"].get<std::string>(), Catch::Contains(message_part));
+}
+
+const char kSdkBody[] =
+    R"({"name": "edgeworker-x1", "namespace": "default", "ownerName": "helmet",)"
+    R"( "ownerKind": "jointinferenceservice", "kind": "inference", "status": "running",)"
+    R"( "ownerInfo": {"inferenceNumber": 3}, "results": []})";
+
+TEST_CASE("POST /sedna/workers/{worker}/info answers exactly as Sedna's LC", "[lc][server]") {
+  Fixture f;
+  // The Sedna SDK (requests.post(url, json=message)) sends JSON with this content type.
+  httplib::Result ok = f.client->Post("/sedna/workers/edgeworker-x1/info", kSdkBody,
+                                      "application/json");
+  REQUIRE(ok);
+  CHECK(ok->status == 200);
+  CHECK(Body(ok) == Json{{"Status", 200}, {"Message", "OK"}});
+  CHECK(f.sink.size() == 1);
+
+  CheckSednaReply(f.client->Post("/sedna/workers/other/info", kSdkBody, "application/json"), 400,
+                  "worker name(name=other) in the api is different from that(name=edgeworker-x1)");
+  CheckSednaReply(f.client->Post("/sedna/workers/edgeworker-x1/info", "{\"name\":", "application/json"),
+                  400, "message body failed");
+  CheckSednaReply(f.client->Get("/sedna/workers/edgeworker-x1/info"), 405, "not allowed");
+  CHECK(f.client->Get("/sedna/workers/edgeworker-x1/info")->get_header_value("Allow") == "POST");
+  CheckSednaReply(f.client->Post("/sedna/workers/x/status", "{}", "application/json"), 404,
+                  "no such path");
+  CHECK(f.sink.size() == 1);
+
+  // The operator API shows the worker's last report.
+  httplib::Result workers = f.client->Get("/api/v1/workers");
+  REQUIRE(workers);
+  CHECK(workers->status == 200);
+  Json items = Body(workers)["items"];
+  REQUIRE(items.size() == 1);
+  CHECK(items[0]["name"] == "edgeworker-x1");
+  CHECK(items[0]["ownerKind"] == "jointinferenceservice");
+  CHECK(items[0]["ownerInfo"] == Json{{"inferenceNumber", 3}});
+  CHECK(items[0]["forwarded"] == true);
+}
+
+TEST_CASE("bodies over the limit get 413 in the shape of the path", "[lc][server]") {
+  Fixture f(/*max_body=*/1024);
+  const std::string big(4096, 'x');
+  CheckSednaReply(f.client->Post("/sedna/workers/w/info", big, "application/json"), 413,
+                  "too large");
+  CheckError(f.client->Post("/api/v1/status", big, "application/json"), 413,
+             "RequestEntityTooLarge");
+  // The server is still fine afterwards.
+  httplib::Result health = f.client->Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  CHECK(f.sink.size() == 0);
+}
+
+TEST_CASE("health, readiness and metrics", "[lc][server]") {
+  Fixture f;
+  httplib::Result health = f.client->Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  CHECK(Body(health) == Json{{"status", "ok"}});
+  httplib::Result head = f.client->Head("/healthz");
+  REQUIRE(head);
+  CHECK(head->status == 200);
+  CHECK(head->body.empty());
+
+  httplib::Result ready = f.client->Get("/readyz");
+  REQUIRE(ready);
+  CHECK(ready->status == 200);
+  f.view.SetReady(absl::UnavailableError("dataset monitor not running"));
+  httplib::Result not_ready = f.client->Get("/readyz");
+  CheckError(not_ready, 503, "ServiceUnavailable");
+  CHECK(Body(not_ready)["error"]["message"] == "dataset monitor not running");
+
+  f.client->Get("/no/such/path");
+  httplib::Result metrics = f.client->Get("/metrics");
+  REQUIRE(metrics);
+  CHECK(metrics->status == 200);
+  CHECK_THAT(metrics->get_header_value("Content-Type"), Catch::StartsWith("text/plain"));
+  CHECK_THAT(metrics->body, Catch::Contains("# TYPE nereid_lc_http_requests_total counter"));
+  CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_http_requests_total{code=\"503\"} 1"));
+  CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_http_requests_total{code=\"404\"} 1"));
+  CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_outbox_depth 3"));
+}
+
+TEST_CASE("the operator API serves status, datasets and models with JSON errors",
+          "[lc][server]") {
+  Fixture f;
+  httplib::Result status = f.client->Get("/api/v1/status");
+  REQUIRE(status);
+  CHECK(status->status == 200);
+  Json s = Body(status);
+  CHECK(s["node"] == "edge-a");
+  CHECK(s["outboxDepth"] == 3);
+  CHECK(s["cloudLink"]["state"] == "backoff");
+  CHECK(s["cloudLink"]["lastError"] == "connection refused");
+  CHECK(s["cloudLink"]["lastSyncTime"].is_null());
+
+  Json list = Body(f.client->Get("/api/v1/datasets"));
+  REQUIRE(list["items"].size() == 1);
+  CHECK(list["items"][0]["spec"]["url"] == "/data/train.txt");
+  Json one = Body(f.client->Get("/api/v1/datasets/default/ds1"));
+  CHECK(one["status"]["numberOfSamples"] == 42);
+  CHECK(one["status"]["lastScanTime"] == "2023-11-14T22:13:20.000Z");
+  CHECK_FALSE(one["status"].contains("errorReason"));
+
+  CheckError(f.client->Get("/api/v1/datasets/default/nope"), 404, "NotFound");
+  CheckError(f.client->Get("/api/v1/datasets/default"), 404, "NotFound");
+  CheckError(f.client->Get("/api/v1/models/default/m"), 404, "NotFound");
+  CHECK(Body(f.client->Get("/api/v1/models"))["items"] == Json::array());
+  CheckError(f.client->Get("/api/v2/status"), 404, "NotFound");
+
+  httplib::Result wrong = f.client->Delete("/api/v1/status");
+  CheckError(wrong, 405, "MethodNotAllowed");
+  CHECK(wrong->get_header_value("Allow") == "GET, HEAD");
+  CheckError(f.client->Put("/api/v1/datasets/default/ds1", "{}", "application/json"), 405,
+             "MethodNotAllowed");
+}
+
+TEST_CASE("a handler that throws gets a JSON 500 and the server keeps serving", "[lc][server]") {
+  Fixture f;
+  f.view.throw_ = true;
+  CheckError(f.client->Get("/api/v1/status"), 500, "InternalError");
+  f.view.throw_ = false;
+  httplib::Result status = f.client->Get("/api/v1/status");
+  REQUIRE(status);
+  CHECK(status->status == 200);
+}
+
+TEST_CASE("start errors: bad listen address, address in use", "[lc][server]") {
+  FakeView view;
+  RecordingSink sink;
+  worker::WorkerIntake intake{worker::WorkerIntake::Options{&sink}};
+  ServerOptions options;
+  options.listen = "127.0.0.1";
+  CHECK(LcServer::Start(options, &view, &intake).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+
+  options.listen = "127.0.0.1:0";
+  auto first = LcServer::Start(options, &view, &intake);
+  REQUIRE(first.ok());
+  options.listen = "127.0.0.1:" + std::to_string((*first)->port());
+  CHECK(LcServer::Start(options, &view, &intake).status().code() ==
+        absl::StatusCode::kUnavailable);
+  (*first)->Stop();
+  (*first)->Stop();  // idempotent
+}
+
+}  // namespace
+}  // namespace nereid::lc::server
