@@ -53,7 +53,9 @@ std::vector<ResourceType> BuiltinTypes() {
   types.push_back(Builtin(res::Events(), "event", {"ev"}, false));
   types.push_back(Builtin(res::Nodes(), "node", {"no"}, true));
   types.push_back(Builtin(res::ServiceAccounts(), "serviceaccount", {"sa"}, false));
-  types.push_back(Builtin(res::Leases(), "lease", {}, false));
+  ResourceType leases = Builtin(res::Leases(), "lease", {}, false);
+  leases.allow_unconditional_update = false;  // as upstream: leader election relies on it
+  types.push_back(std::move(leases));
   ResourceType deployments = Builtin(res::Deployments(), "deployment", {"deploy"}, true, {"all"});
   deployments.scale = ScaleSpec{"spec.replicas", "status.replicas", ""};
   types.push_back(std::move(deployments));

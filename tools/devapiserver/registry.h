@@ -47,7 +47,7 @@ struct ResourceType {
   bool has_status = false;
   std::optional<ScaleSpec> scale;
   bool builtin = true;             // built-ins accept strategic merge patch.
-  bool allow_unconditional_update = true;  // PUT without resourceVersion (false for CRs, CRDs).
+  bool allow_unconditional_update = true;  // PUT without resourceVersion (not leases, CRs, CRDs).
   std::vector<PrinterColumn> columns;      // CRDs only; built-ins print in table.cc.
   std::map<std::string, Json> schemas;     // CRDs: version -> openAPIV3Schema.
 

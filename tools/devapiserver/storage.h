@@ -4,7 +4,8 @@
 //   - one global resourceVersion counter; uid, creationTimestamp, generation (bumped when anything
 //     but metadata/status changes, and when deletion starts), generateName;
 //   - optimistic concurrency: a stale metadata.resourceVersion on update → 409 Conflict; updates
-//     without one are allowed only where upstream allows them (built-ins yes, CRs/CRDs no);
+//     without one are allowed only where upstream allows them (most built-ins; not leases,
+//     CRs or CRDs);
 //   - the status subresource changes only .status; the main resource keeps .status for types
 //     with a status subresource;
 //   - finalizers and deletionTimestamp; delete preconditions; propagationPolicy Orphan |

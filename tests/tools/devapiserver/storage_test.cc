@@ -110,8 +110,16 @@ TEST_CASE("update: optimistic concurrency and unconditional updates") {
   CHECK(kube::Reason(f.store->Update(f.ConfigMaps(), "default", "b", v2).status()) == "BadRequest");
 }
 
-TEST_CASE("custom resources refuse updates without resourceVersion") {
+TEST_CASE("custom resources and leases refuse updates without resourceVersion") {
   StoreFixture f;
+  const ResourceType& leases = f.Type("coordination.k8s.io/leases");
+  auto lease = f.store->Create(leases, "default", Json{{"metadata", {{"name", "leader"}}},
+                                                      {"spec", {{"holderIdentity", "a"}}}});
+  REQUIRE(lease.ok());
+  Json steal = *lease;
+  steal["metadata"].erase("resourceVersion");
+  steal["spec"]["holderIdentity"] = "b";
+  CHECK(kube::IsInvalid(f.store->Update(leases, "default", "leader", steal).status()));
   f.InstallWidgets();
   auto w = f.store->Create(f.Widgets(), "default", Widget("w1"));
   REQUIRE(w.ok());
