@@ -559,7 +559,8 @@ void JobReconciler::Pass::ComputeCounts() {
   for (auto& [task, rs] : counts) {
     ReplicaStatus old = st_.replica_statuses.count(task) > 0 ? st_.replica_statuses.at(task)
                                                              : ReplicaStatus{};
-    rs.recreated = old.recreated + new_recreates_[task];
+    auto added = new_recreates_.find(task);
+    rs.recreated = old.recreated + (added == new_recreates_.end() ? 0 : added->second);
     rs.restarts = std::max(old.restarts, rs.recreated + container_restarts[task]);
   }
   st_.replica_statuses = std::move(counts);
