@@ -130,6 +130,67 @@ void FoldStringData(const ResourceType& type, Json& object) {
   object.erase("stringData");
 }
 
+void SetDefault(Json& obj, const char* key, Json value) {
+  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
+}
+
+// The defaults the API server fills into a PodSpec that controllers most often compare against
+// (k8s.io/kubernetes/pkg/apis/core/v1/defaults.go), so code that diffs desired and live pods
+// meets them here as it would on a cluster.
+void DefaultPodSpec(Json& spec) {
+  if (!spec.is_object()) return;
+  SetDefault(spec, "restartPolicy", "Always");
+  SetDefault(spec, "terminationGracePeriodSeconds", 30);
+  SetDefault(spec, "dnsPolicy", "ClusterFirst");
+  SetDefault(spec, "schedulerName", "default-scheduler");
+  SetDefault(spec, "securityContext", Json::object());
+  for (const char* list : {"containers", "initContainers"}) {
+    auto containers = spec.find(list);
+    if (containers == spec.end() || !containers->is_array()) continue;
+    for (Json& c : *containers) {
+      if (!c.is_object()) continue;
+      std::string image = c.value("image", "");
+      bool latest = image.find(':') == std::string::npos || image.ends_with(":latest");
+      SetDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
+      SetDefault(c, "terminationMessagePath", "/dev/termination-log");
+      SetDefault(c, "terminationMessagePolicy", "File");
+      if (auto ports = c.find("ports"); ports != c.end() && ports->is_array()) {
+        for (Json& port : *ports) {
+          if (port.is_object()) SetDefault(port, "protocol", "TCP");
+        }
+      }
+    }
+  }
+}
+
+// Defaults applied on create and update of built-in kinds (a subset of upstream's).
+void ApplyBuiltinDefaults(const ResourceType& type, Json& object) {
+  if (!type.builtin) return;
+  const std::string& r = type.resource.resource;
+  if (r == "pods") {
+    DefaultPodSpec(object["spec"]);
+  } else if (r == "deployments") {
+    Json& spec = object["spec"];
+    SetDefault(spec, "replicas", 1);
+    SetDefault(spec, "revisionHistoryLimit", 10);
+    SetDefault(spec, "progressDeadlineSeconds", 600);
+    if (const Json* t = kube::FindPath(object, "spec.template.spec"); t != nullptr) {
+      DefaultPodSpec(spec["template"]["spec"]);
+    }
+  } else if (r == "services") {
+    Json& spec = object["spec"];
+    SetDefault(spec, "type", "ClusterIP");
+    SetDefault(spec, "sessionAffinity", "None");
+    if (auto ports = spec.find("ports"); ports != spec.end() && ports->is_array()) {
+      for (Json& port : *ports) {
+        if (!port.is_object()) continue;
+        SetDefault(port, "protocol", "TCP");
+        if (port.contains("port")) SetDefault(port, "targetPort", port["port"]);
+      }
+    }
+  }
+}
+
 bool HasOwner(const Json& obj, const std::string& uid) {
   for (const kube::OwnerReference& ref : kube::OwnerReferences(obj)) {
     if (ref.uid == uid) return true;
@@ -603,11 +664,9 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
     object["status"] = {{"phase", "Active"}};
     object["spec"]["finalizers"] = Json::array({"kubernetes"});
   } else if (type.builtin && r == "deployments") {
-    if (!kube::FindPath(object, "spec.replicas")) object["spec"]["replicas"] = 1;
     object["status"] = Json::object();
-  } else if (type.builtin && r == "services") {
-    if (!kube::FindPath(object, "spec.type")) object["spec"]["type"] = "ClusterIP";
   }
+  ApplyBuiltinDefaults(type, object);
   FoldStringData(type, object);
   RETURN_IF_ERROR(ValidateLocked(type, object, options));
   if (type.builtin && r == "customresourcedefinitions") {
@@ -699,6 +758,7 @@ absl::StatusOr<Json> Store::UpdateLocked(const ResourceType& type, const std::st
   next["metadata"].erase("managedFields");
   next["kind"] = type.resource.kind;
   if (!next.contains("apiVersion")) next["apiVersion"] = old.value("apiVersion", type.resource.ApiVersion());
+  if (subresource.empty()) ApplyBuiltinDefaults(type, next);
   FoldStringData(type, next);
   RETURN_IF_ERROR(ValidateLocked(type, next, options));
   if (SpecPart(type, next) != SpecPart(type, old)) {

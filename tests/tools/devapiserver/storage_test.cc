@@ -166,10 +166,24 @@ TEST_CASE("nodes keep the status they are created with; pods start Pending") {
   REQUIRE(n.ok());
   CHECK(kube::FindPath(*n, "status.conditions") != nullptr);
   CHECK(kube::Namespace(*n).empty());
-  Json pod = {{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Running"}}}};
+  Json pod = {{"metadata", {{"name", "p"}}},
+              {"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"},
+                                         {"ports", {{{"containerPort", 80}}}}}}}}},
+              {"status", {{"phase", "Running"}}}};
   auto p = f.store->Create(f.Pods(), "default", pod);
   REQUIRE(p.ok());
   CHECK(kube::StringAt(*p, "status.phase") == "Pending");
+  // Upstream's defaults for what controllers compare.
+  CHECK(kube::StringAt(*p, "spec.restartPolicy") == "Always");
+  const Json& c = (*p)["spec"]["containers"][0];
+  CHECK(c["imagePullPolicy"] == "Always");
+  CHECK(c["ports"][0]["protocol"] == "TCP");
+  // An update that drops a defaulted field gets it back, so re-applying is stable.
+  Json again = *p;
+  again["spec"].erase("restartPolicy");
+  auto u = f.store->Update(f.Pods(), "default", "p", again);
+  REQUIRE(u.ok());
+  CHECK(kube::ResourceVersion(*u) == kube::ResourceVersion(*p));
 }
 
 TEST_CASE("status subresource ignores spec; main resource ignores status") {
