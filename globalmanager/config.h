@@ -1,0 +1,101 @@
+#pragma once
+
+// GlobalManager configuration: defaults < YAML file (--config) < environment < flags.
+//
+//   globalmanager --kubeconfig FILE --listen ADDR:PORT --tls-ca F --tls-cert F --tls-key F
+//                 [--insecure] [--http-listen 127.0.0.1:PORT] [--config FILE] [--namespace NS]
+//                 [--leader-elect=true|false] [--lease-namespace NS] [--lease-name NAME] [--id ID]
+//                 [--lc-server URL] [--kb-server URL] [--log-level LEVEL]
+// (`--flag value` and `--flag=value` both work; a bare boolean flag means true.)
+//
+// Kubernetes API: --kubeconfig, else $KUBECONFIG, else the in-cluster service account, else
+// ~/.kube/config (common/kube/config.h). In a pod, give no kubeconfig.
+//
+// YAML file: Sedna's GM config keys (sedna-facts §6) so an existing gm.yaml loads —
+//   kubeConfig, namespace, localController: {server}, knowledgeBaseServer: {server},
+//   minResyncPeriodSeconds; `master` must be empty (put the server in the kubeconfig) and
+//   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
+// plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
+//   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
+//   controllerWorkers, reportWorkers, logLevel.
+// Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
+// ("15s", "1m30s") or integer seconds.
+//
+// Environment (as a Deployment sets it from the downward API): POD_NAME → the leader-election
+// identity, POD_NAMESPACE → the Lease's namespace.
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/net/tls.h"
+
+namespace nereid::gm {
+
+struct LeaderElectionSettings {
+  bool enabled = true;
+  // "" → $POD_NAMESPACE, else the kubeconfig's namespace (the pod's own when in-cluster).
+  std::string lease_namespace;
+  std::string lease_name = "nereid-gm";
+  // "" → $POD_NAME, else "<hostname>_<random>" (client-go's choice: unique per process).
+  std::string identity;
+  // controller-runtime's defaults (reliability-perf-anchors §0).
+  absl::Duration lease_duration = absl::Seconds(15);
+  absl::Duration renew_deadline = absl::Seconds(10);
+  absl::Duration retry_period = absl::Seconds(2);
+};
+
+struct GmConfig {
+  std::string kubeconfig;  // "" = $KUBECONFIG / in-cluster / ~/.kube/config
+  std::string ns;          // namespace to watch; "" = all namespaces
+  std::string listen = "0.0.0.0:9000";  // edge hub (gRPC); Sedna's GM listens on 9000
+  net::TlsOptions tls;
+  // /healthz /readyz /metrics. Loopback by default; a Deployment whose kubelet probes the pod IP
+  // sets 0.0.0.0:8080.
+  std::string http_listen = "127.0.0.1:8080";
+  // Injected into workers as LC_SERVER / KB_SERVER (Sedna's localController.server and
+  // knowledgeBaseServer.server).
+  std::string lc_server = "http://localhost:9100";
+  std::string kb_server = "http://localhost:9020";
+  // Informer resync period: a random value in [min, 2·min) as Sedna's genResyncPeriod; 0 disables.
+  int64_t min_resync_period_seconds = 30;
+  LeaderElectionSettings leader_election;
+  int controller_workers = 2;  // reconcile workers per controller
+  int report_workers = 4;      // threads writing edge reports to the Kubernetes API
+  std::string log_level;       // "" = NEREID_LOG_LEVEL or info
+  std::string config_file;     // where the file layer came from, for messages
+};
+
+// Environment lookup (injectable for tests): the value, or nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvLookup ProcessEnv();
+
+struct CommandLine {
+  bool help = false;
+  GmConfig config;
+  // Settings accepted but not used (e.g. Sedna's `websocket`); the daemon logs them at start.
+  std::vector<std::string> warnings;
+};
+
+// Builds and validates the configuration from `args` (without the program name). InvalidArgument
+// names the flag, variable or file key at fault; help == true when --help/-h was given.
+absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args, const EnvLookup& env);
+
+// The checks LoadConfig applies last: TLS files or --insecure, listen addresses, URLs, positive
+// worker counts, lease timings (lease > renew deadline > 1.2 × retry period).
+absl::Status ValidateConfig(const GmConfig& config);
+
+// "host:port" with port in [0, 65535] ("[::1]:9000" for IPv6). Port 0 picks a free port (tests).
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+absl::StatusOr<HostPort> ParseHostPort(std::string_view text);
+
+void PrintUsage(std::ostream& out);
+
+}  // namespace nereid::gm

@@ -1,0 +1,51 @@
+#pragma once
+
+// ControllerContext: everything a GM controller is constructed from (Sedna's ControllerContext,
+// style-anchors §1.6). The daemon owns every pointee and keeps it alive until all controllers are
+// stopped and destroyed; unit tests fill it with fakes (FakeKubeClient, FakeClock, a fake
+// EdgeDispatcher). A controller copies what it needs in its constructor.
+
+#include <string>
+
+#include "common/kube/client.h"
+#include "common/kube/event_recorder.h"
+#include "common/kube/shared_informer.h"
+#include "common/kube/shared_informer_factory.h"
+#include "common/time/clock.h"
+
+namespace nereid::gm {
+
+class ControllerMetrics;
+class EdgeDispatcher;
+class ModelRequirements;
+class ReportRouter;
+
+struct ControllerSettings {
+  std::string lc_server = "http://localhost:9100";  // LC_SERVER injected into workers
+  std::string kb_server = "http://localhost:9020";  // KB_SERVER (lifelong learning)
+  std::string ns;                                   // namespace watched; "" = all
+  int workers = 2;                                  // reconcile workers per controller
+};
+
+struct ControllerContext {
+  kube::KubeClient* client = nullptr;
+  kube::SharedInformerFactory* informers = nullptr;
+  kube::EventRecorder* events = nullptr;
+  EdgeDispatcher* edge = nullptr;
+  ReportRouter* reports = nullptr;
+  ControllerMetrics* metrics = nullptr;  // optional
+  Clock* clock = Clock::Real();
+  // The Model controller's requirement API; set by the registry once the Model controller exists
+  // (controllers created after it may use it; null when it is not enabled).
+  ModelRequirements* models = nullptr;
+  ControllerSettings settings;
+
+  // InformerOptions for this daemon's watch scope (the namespace from the settings).
+  kube::InformerOptions ScopedInformerOptions() const {
+    kube::InformerOptions options;
+    options.ns = settings.ns;
+    return options;
+  }
+};
+
+}  // namespace nereid::gm

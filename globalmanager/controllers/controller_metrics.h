@@ -1,0 +1,59 @@
+#pragma once
+
+// Prometheus metrics of the GM's controllers (prometheus-cpp core), registered in the daemon's
+// registry next to the edge hub's, so /metrics shows both:
+//   nereid_gm_reconcile_total{controller, result="success|error|requeue"}
+//   nereid_gm_reconcile_duration_seconds{controller}           (histogram)
+//   nereid_gm_reports_total{kind, outcome="accepted|rejected|retry"}
+//   nereid_gm_report_duration_seconds{kind}                    (histogram; queue wait included)
+//   nereid_gm_report_queue_depth                                (reports waiting for a worker)
+//   nereid_gm_leader                                            (1 while this replica leads)
+// Thread-safe (prometheus-cpp metrics are; the label lookups take a lock).
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace nereid::gm {
+
+class ControllerMetrics {
+ public:
+  enum class ReconcileResult { kSuccess, kError, kRequeue };
+  enum class ReportResult { kAccepted, kRejected, kRetry };
+
+  // `registry` may be null: the metrics then live in a private registry (tests).
+  explicit ControllerMetrics(std::shared_ptr<prometheus::Registry> registry);
+
+  prometheus::Registry& registry() { return *registry_; }
+
+  void ObserveReconcile(const std::string& controller, ReconcileResult result,
+                        absl::Duration duration);
+  void ObserveReport(const std::string& kind, ReportResult result, absl::Duration duration);
+  prometheus::Gauge& report_queue_depth() { return *report_queue_depth_; }
+  prometheus::Gauge& leader() { return *leader_; }
+
+  // Current values, for tests and /readyz detail.
+  double ReconcileCount(const std::string& controller, ReconcileResult result);
+  double ReportCount(const std::string& kind, ReportResult result);
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* reconciles_;
+  prometheus::Family<prometheus::Histogram>* reconcile_duration_;
+  prometheus::Family<prometheus::Counter>* reports_;
+  prometheus::Family<prometheus::Histogram>* report_duration_;
+  prometheus::Gauge* report_queue_depth_;
+  prometheus::Gauge* leader_;
+};
+
+std::string_view ReconcileResultName(ControllerMetrics::ReconcileResult result);
+std::string_view ReportResultName(ControllerMetrics::ReportResult result);
+
+}  // namespace nereid::gm

@@ -1,0 +1,34 @@
+#pragma once
+
+// Helpers for turning a Kubernetes object into what the edge link carries.
+//
+// Version: what an edge node compares to decide whether it holds the current spec. It is the
+// object's metadata.generation — bumped by the API server on spec changes only — not its
+// resourceVersion, which every status write bumps: the GM writes status after each report, and
+// re-sending the spec for that would make every report cause a downstream change. Where an API
+// server does not maintain generation (0), a hash of .spec stands in ("h" + 16 hex digits). A
+// re-created object is told apart by its uid (the hub compares uid and version).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/kube/object.h"
+#include "nereid/edge/v1/resources.pb.h"
+
+namespace nereid::gm {
+
+std::string EdgeVersion(const kube::Json& object);
+
+// The generation a report's observed_version names, when it is one EdgeVersion made from a
+// generation.
+std::optional<int64_t> GenerationOfVersion(std::string_view version);
+
+// {kind, namespace, name, uid} of `object`.
+edge::v1::ObjectRef EdgeRef(std::string_view kind, const kube::Json& object);
+
+// A protobuf Timestamp as absl::Time (nullopt when unset).
+std::optional<absl::Time> ReportTime(int64_t seconds, int32_t nanos);
+
+}  // namespace nereid::gm

@@ -1,0 +1,106 @@
+#pragma once
+
+// ModelController: sends each Model to the edge nodes that need it and turns the LCs' fetch and
+// verification results into the Model's status (seed 001: sha256).
+//
+// Which nodes need a Model (nothing else sends Models; Sedna pushed them only from its IL
+// controller):
+//   - the needs other controllers declare through ModelRequirements (model_requirements.h), e.g.
+//     an IncrementalLearningJob needs its initial and deploy models on its stage nodes;
+//   - the nodes listed in the Model's annotation `nereid.io/nodes` ("edge-0,edge-1"), for
+//     operators who want a model pre-fetched and verified on nodes before any job uses it.
+// The union is upserted (typed ModelSpec, version = generation, edge_objects.h); a node that
+// drops out of it gets a Remove; a deleted, being-deleted or invalid Model is removed everywhere
+// (invalid: SpecValid=False + Warning Event, spec_validity.h). Needs for a Model that does not
+// exist (yet) are kept and take effect when it appears.
+//
+// Reports (ReportSink for kind "Model"): a ModelStatus becomes status.verified, status.sha256,
+// status.updateTime, reason/message (cleared when verified), observedGeneration and the condition
+// Verified=True|False (reason: the LC's, e.g. DigestMismatch, DownloadFailed, PathNotFound);
+// status.metrics (Sedna's, written from FL aggregation reports) and every other field are kept.
+// The status describes the latest report of any node; a failure names its node in the message.
+// Events: ModelVerified (became verified), VerificationFailed (Warning, a new or changed error).
+// Outcomes as the Dataset controller's: ObjectGone, NotThisNode (the node is not one the Model is
+// sent to), Invalid, Retry on API trouble.
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/kube/errors.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/report_router.h"
+
+namespace nereid::gm {
+
+// Comma- (or space-) separated node names that should hold the Model in any case.
+inline constexpr std::string_view kModelNodesAnnotation = "nereid.io/nodes";
+
+namespace model_conditions {
+inline constexpr std::string_view kVerified = "Verified";  // (and SpecValid, spec_validity.h)
+}  // namespace model_conditions
+
+namespace model_reasons {
+inline constexpr std::string_view kVerified = "Verified";
+inline constexpr std::string_view kNotVerified = "NotVerified";  // verified=false, no reason given
+// Events.
+inline constexpr std::string_view kModelVerified = "ModelVerified";
+inline constexpr std::string_view kVerificationFailed = "VerificationFailed";
+}  // namespace model_reasons
+
+class ModelController final : public ReconcilingController,
+                              public ReportSink,
+                              public ModelRequirements {
+ public:
+  static absl::StatusOr<std::unique_ptr<ModelController>> Create(const ControllerContext& context);
+  ~ModelController() override;
+
+  absl::Status PrimeEdge() override;
+  ReportOutcome HandleReport(std::string_view node, const edge::v1::StatusReport& report) override;
+
+  // ModelRequirements.
+  void SetRequirements(const std::string& requester, const std::vector<ModelNeed>& needs) override;
+  void RequireModel(const std::string& model_key, const std::string& node,
+                    const std::string& requester) override;
+  void ReleaseModel(const std::string& model_key, const std::string& node,
+                    const std::string& requester) override;
+  void ReleaseAll(const std::string& requester) override;
+
+  // The nodes Model `key` is placed on. For tests and diagnostics.
+  std::set<std::string> PlacedNodes(const std::string& key) const;
+
+ private:
+  struct Placement {
+    std::string uid;
+    std::string version;
+    edge::v1::ObjectRef ref;
+    std::set<std::string> nodes;
+  };
+
+  explicit ModelController(const ControllerContext& context);
+
+  absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
+  static std::vector<kube::StatusCause> Problems(const kube::Json& object);
+  // Brings the registry in line with the Model in the cache and the current needs.
+  absl::Status Place(const std::string& key);
+  absl::Status PlaceLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Places every key in `keys` and enqueues it (for a reconcile that also writes status).
+  void Changed(const std::set<std::string>& keys) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  kube::SharedInformer* models_ = nullptr;
+  mutable absl::Mutex mu_;
+  // model key -> node -> requesters.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> needs_ ABSL_GUARDED_BY(mu_);
+  // requester -> what it needs (to replace or release it all).
+  std::map<std::string, std::set<ModelNeed>> by_requester_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Placement> placed_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace nereid::gm

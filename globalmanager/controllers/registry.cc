@@ -1,0 +1,67 @@
+#include "globalmanager/controllers/registry.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log/log.h"
+#include "globalmanager/controllers/dataset_controller.h"
+#include "globalmanager/controllers/model_controller.h"
+
+namespace nereid::gm {
+
+absl::Status ControllerRegistry::Add(std::string name, ControllerFactory factory) {
+  for (const Entry& entry : entries_) {
+    if (entry.name == name) {
+      return absl::AlreadyExistsError(absl::StrCat("controller ", name, " is registered twice"));
+    }
+  }
+  entries_.push_back({std::move(name), std::move(factory)});
+  return absl::OkStatus();
+}
+
+std::vector<std::string> ControllerRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const Entry& entry : entries_) names.push_back(entry.name);
+  return names;
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<GmController>>> ControllerRegistry::CreateAll(
+    ControllerContext& context) const {
+  std::vector<std::unique_ptr<GmController>> controllers;
+  for (const Entry& entry : entries_) {
+    absl::StatusOr<std::unique_ptr<GmController>> controller = entry.factory(context);
+    if (!controller.ok()) {
+      return absl::Status(controller.status().code(),
+                          absl::StrCat("controller ", entry.name, ": ",
+                                       controller.status().message()));
+    }
+    controllers.push_back(*std::move(controller));
+  }
+  LOG(INFO) << "controllers: " << controllers.size() << " created";
+  return controllers;
+}
+
+ControllerRegistry DefaultRegistry() {
+  ControllerRegistry registry;
+  // Each line: a kind's controller. Order: Model first (its ModelRequirements go into the context
+  // for the controllers after it).
+  absl::Status status = registry.Add(
+      "Model", [](ControllerContext& context) -> absl::StatusOr<std::unique_ptr<GmController>> {
+        absl::StatusOr<std::unique_ptr<ModelController>> controller =
+            ModelController::Create(context);
+        if (!controller.ok()) return controller.status();
+        context.models = controller->get();
+        return std::unique_ptr<GmController>(*std::move(controller));
+      });
+  status.Update(registry.Add(
+      "Dataset", [](ControllerContext& context) -> absl::StatusOr<std::unique_ptr<GmController>> {
+        absl::StatusOr<std::unique_ptr<DatasetController>> controller =
+            DatasetController::Create(context);
+        if (!controller.ok()) return controller.status();
+        return std::unique_ptr<GmController>(*std::move(controller));
+      }));
+  if (!status.ok()) LOG(ERROR) << "controller registry: " << status;  // Only a duplicate name.
+  return registry;
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,44 @@
+#pragma once
+
+// ControllerRegistry: kind → controller factory (Sedna's controllers/registry.go). The daemon
+// creates every registered controller from one ControllerContext, in registration order, then
+// primes and starts them in that order (gm_controller.h). DefaultRegistry() lists Nereid's
+// controllers; a new kind adds one line there (README.md shows how).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/gm_controller.h"
+
+namespace nereid::gm {
+
+// May set fields of `context` for controllers created after it (the Model controller sets
+// context.models).
+using ControllerFactory =
+    std::function<absl::StatusOr<std::unique_ptr<GmController>>(ControllerContext& context)>;
+
+class ControllerRegistry {
+ public:
+  // AlreadyExists for a name registered twice.
+  absl::Status Add(std::string name, ControllerFactory factory);
+  std::vector<std::string> Names() const;
+  // Creates every controller; the first failure is returned (naming the controller).
+  absl::StatusOr<std::vector<std::unique_ptr<GmController>>> CreateAll(
+      ControllerContext& context) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    ControllerFactory factory;
+  };
+  std::vector<Entry> entries_;
+};
+
+// Model (first: later controllers use its ModelRequirements), Dataset.
+ControllerRegistry DefaultRegistry();
+
+}  // namespace nereid::gm

@@ -1,0 +1,73 @@
+// globalmanager: the Nereid GlobalManager daemon. Wiring only: configuration → Daemon (daemon.h)
+// → wait for SIGTERM/SIGINT or a fatal error (e.g. lost leadership) → graceful stop.
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/log/log.h"
+#include "globalmanager/config.h"
+#include "globalmanager/daemon.h"
+
+int main(int argc, char** argv) {
+  using nereid::gm::CommandLine;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<CommandLine> command = nereid::gm::LoadConfig(args, nereid::gm::ProcessEnv());
+  if (!command.ok()) {
+    std::cerr << "globalmanager: " << command.status().message() << "\n";
+    return 2;
+  }
+  if (command->help) {
+    nereid::gm::PrintUsage(std::cout);
+    return 0;
+  }
+  if (!command->config.log_level.empty()) {
+    nereid::log::Level level;
+    if (nereid::log::ParseLevel(command->config.log_level, &level)) nereid::log::SetMinLevel(level);
+  }
+  for (const std::string& warning : command->warnings) LOG(WARNING) << warning;
+
+  // Signals are taken by one thread with sigwait; every other thread inherits the blocked mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<nereid::gm::Daemon>> daemon =
+      nereid::gm::Daemon::Create(command->config);
+  if (!daemon.ok()) {
+    LOG(ERROR) << "globalmanager: " << daemon.status();
+    return 1;
+  }
+  if (absl::Status started = (*daemon)->Start(); !started.ok()) {
+    LOG(ERROR) << "globalmanager: " << started;
+    return 1;
+  }
+  std::cout << "globalmanager: edge hub on port " << (*daemon)->edge_port() << ", http on port "
+            << (*daemon)->http_port() << std::endl;
+
+  nereid::gm::Daemon* gm = daemon->get();
+  std::thread signal_thread([gm, signals] {
+    int received = 0;
+    sigwait(&signals, &received);
+    LOG(INFO) << "globalmanager: signal " << received << ": stopping";
+    gm->RequestStop();
+    sigwait(&signals, &received);
+    LOG(WARNING) << "globalmanager: second signal: exiting at once";
+    std::_Exit(1);
+  });
+  signal_thread.detach();  // Blocked in sigwait until the process ends.
+
+  absl::Status result = gm->Wait();
+  gm->Stop();
+  if (!result.ok()) {
+    LOG(ERROR) << "globalmanager: " << result;
+    return 1;
+  }
+  return 0;
+}

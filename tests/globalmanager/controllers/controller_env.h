@@ -1,0 +1,66 @@
+#pragma once
+
+// ControllerEnv: what a GM controller unit test runs against — FakeKubeClient and informers on a
+// FakeClock, a started EventRecorder writing Events into the fake, a FakeEdgeDispatcher and a
+// ControllerContext pointing at them. Objects are created through the fake API (so informers see
+// them as they would a real server's) and the test waits on the state of the world.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/kube/event_recorder.h"
+#include "common/kube/shared_informer_factory.h"
+#include "common/time/fake_clock.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/controller_metrics.h"
+#include "tests/fakes/fake_kube_client.h"
+#include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
+
+namespace nereid::gm::testing {
+
+class ControllerEnv {
+ public:
+  ControllerEnv();
+  ~ControllerEnv();
+
+  FakeClock& clock() { return clock_; }
+  fakes::FakeKubeClient& client() { return client_; }
+  FakeEdgeDispatcher& edge() { return edge_; }
+  ControllerMetrics& metrics() { return metrics_; }
+  kube::SharedInformerFactory& informers() { return *informers_; }
+  ControllerContext& context() { return context_; }
+
+  // Starts the informers and waits (real time, bounded) until `informers` synced.
+  void StartInformers(const std::vector<kube::SharedInformer*>& informers);
+
+  // Creates `object` (REQUIREs success) and returns it as stored.
+  kube::Json Create(const kube::Resource& resource, const kube::Json& object);
+  kube::Json Get(const kube::Resource& resource, const std::string& ns, const std::string& name);
+  // Merge-patches the object's spec (or metadata) as a user would.
+  kube::Json Patch(const kube::Resource& resource, const std::string& ns, const std::string& name,
+                   const kube::Json& patch);
+  void Delete(const kube::Resource& resource, const std::string& ns, const std::string& name);
+
+  // Events recorded about the object `name` with `reason` (after the recorder sent them).
+  std::vector<kube::Json> Events(const std::string& name, const std::string& reason);
+
+ private:
+  FakeClock clock_;
+  fakes::FakeKubeClient client_;
+  FakeEdgeDispatcher edge_;
+  ControllerMetrics metrics_;
+  std::unique_ptr<kube::SharedInformerFactory> informers_;
+  std::unique_ptr<kube::EventRecorder> events_;
+  ControllerContext context_;
+};
+
+// A Dataset manifest as kubectl would send it.
+kube::Json DatasetObject(const std::string& name, const std::string& node,
+                         const std::string& url = "/data/train.txt",
+                         const std::string& format = "txt");
+// A Model manifest.
+kube::Json ModelObject(const std::string& name, const std::string& url = "/models/m.pb",
+                       const std::string& sha256 = "");
+
+}  // namespace nereid::gm::testing
