@@ -27,7 +27,7 @@ using kube::Json;
 
 void Reply(httplib::Response& res, int code, const Json& body) {
   res.status = code;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
 void ReplyError(httplib::Response& res, const absl::Status& status) {
@@ -143,7 +143,7 @@ class ApiServer::Handler {
   }
 
   Json Out(Json obj, const std::string& api_version) {
-    obj["apiVersion"] = api_version;
+    if (obj.is_object()) obj["apiVersion"] = api_version;  // non-objects are refused later
     return obj;
   }
 
@@ -331,7 +331,7 @@ class ApiServer::Handler {
           }
           Json line = {{"type", std::string(kube::WatchEventTypeName(event.type))},
                        {"object", std::move(object)}};
-          std::string text = line.dump() + "\n";
+          std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
           return sink.write(text.data(), text.size());
         });
     return absl::OkStatus();

@@ -110,7 +110,7 @@ absl::Status MergeList(Json& target, const Json& patch, std::string_view field,
   for (const Json& item : patch) {
     if (!item.is_object()) return BadRequest(absl::StrCat("list ", ToAbsl(field), " mixes kinds"));
     if (!item.contains(key)) {
-      return BadRequest(absl::StrCat("map: ", item.dump(), " does not contain declared merge key: ",
+      return BadRequest(absl::StrCat("map: ", item.dump(-1, ' ', false, Json::error_handler_t::replace), " does not contain declared merge key: ",
                                      key));
     }
     auto existing = std::find_if(target.begin(), target.end(),
@@ -232,7 +232,7 @@ absl::StatusOr<Json> ApplyJsonPatch(const Json& target, const Json& patch) {
   if (!patch.is_array()) return BadRequest("json patch must be a JSON array of operations");
   for (const Json& op : patch) {
     if (!op.is_object() || !op.contains("op") || !op.contains("path")) {
-      return BadRequest(absl::StrCat("invalid json patch operation: ", op.dump()));
+      return BadRequest(absl::StrCat("invalid json patch operation: ", op.dump(-1, ' ', false, Json::error_handler_t::replace)));
     }
   }
   try {
@@ -245,7 +245,11 @@ absl::StatusOr<Json> ApplyJsonPatch(const Json& target, const Json& patch) {
 
 absl::StatusOr<Json> ApplyStrategicMergePatch(const Json& target, const Json& patch) {
   Json result = target;
-  RETURN_IF_ERROR(MergeMap(result, patch, ""));
+  try {
+    RETURN_IF_ERROR(MergeMap(result, patch, ""));
+  } catch (const Json::exception& e) {
+    return BadRequest(absl::StrCat("malformed strategic merge patch: ", e.what()));
+  }
   return result;
 }
 

@@ -61,6 +61,18 @@ std::vector<ResourceType> BuiltinTypes() {
   types.push_back(std::move(deployments));
   types.push_back(Builtin(res::HorizontalPodAutoscalers(), "horizontalpodautoscaler", {"hpa"},
                           true, {"all"}));
+  // Stored and served only (nothing runs DaemonSets or enforces RBAC), so that
+  // `kubectl apply -k deploy/` installs Nereid's manifests here as on a cluster.
+  types.push_back(Builtin({"apps", "v1", "daemonsets", "DaemonSet", true}, "daemonset", {"ds"},
+                          true, {"all"}));
+  const std::string rbac = "rbac.authorization.k8s.io";
+  types.push_back(Builtin({rbac, "v1", "clusterroles", "ClusterRole", false}, "clusterrole", {},
+                          false));
+  types.push_back(Builtin({rbac, "v1", "clusterrolebindings", "ClusterRoleBinding", false},
+                          "clusterrolebinding", {}, false));
+  types.push_back(Builtin({rbac, "v1", "roles", "Role", true}, "role", {}, false));
+  types.push_back(Builtin({rbac, "v1", "rolebindings", "RoleBinding", true}, "rolebinding", {},
+                          false));
   ResourceType crds = Builtin(res::CustomResourceDefinitions(), "customresourcedefinition",
                               {"crd", "crds"}, true);
   crds.allow_unconditional_update = false;
@@ -68,7 +80,9 @@ std::vector<ResourceType> BuiltinTypes() {
   return types;
 }
 
-absl::StatusOr<ResourceType> TypeFromCrd(const Json& crd) {
+namespace {
+
+absl::StatusOr<ResourceType> TypeFromCrdUnchecked(const Json& crd) {
   std::vector<kube::StatusCause> causes;
   auto require = [&](const Json* value, const std::string& field) {
     if (value == nullptr || !value->is_string() || value->get<std::string>().empty()) {
@@ -177,6 +191,18 @@ absl::StatusOr<ResourceType> TypeFromCrd(const Json& crd) {
   if (!causes.empty()) return kube::InvalidError("CustomResourceDefinition", name, causes);
   t.resource.version = first_served.empty() ? (*versions)[0].value("name", "") : first_served;
   return t;
+}
+
+}  // namespace
+
+absl::StatusOr<ResourceType> TypeFromCrd(const Json& crd) {
+  // Mistyped fields (a string where a bool belongs, ...) make nlohmann throw; refuse the CRD.
+  try {
+    return TypeFromCrdUnchecked(crd);
+  } catch (const Json::exception& e) {
+    return kube::InvalidError("CustomResourceDefinition", kube::Name(crd),
+                              {{"FieldValueInvalid", absl::StrCat("malformed field: ", e.what()), "spec"}});
+  }
 }
 
 Registry::Registry() {

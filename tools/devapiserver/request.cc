@@ -148,7 +148,7 @@ Json ScaleOf(const ResourceType& type, const Json& obj) {
     std::string text;
     for (const auto& [k, v] : sel->items()) {
       if (!text.empty()) text += ",";
-      text += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+      text += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, Json::error_handler_t::replace));
     }
     status["selector"] = text;
   }

@@ -15,7 +15,7 @@ std::string Child(const std::string& path, const std::string& key) {
 // How the API server quotes a value in "Invalid value: ..." messages.
 std::string Show(const Json& value) {
   if (value.is_string()) return absl::StrCat("\"", value.get<std::string>(), "\"");
-  return value.dump();
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string TypeName(const Json& value) {
@@ -229,7 +229,12 @@ class Processor {
 
 SchemaOutcome ApplySchema(const Json& schema, Json* object) {
   SchemaOutcome out;
-  Processor(&out).Process(schema, *object, "", /*root=*/true);
+  try {
+    Processor(&out).Process(schema, *object, "", /*root=*/true);
+  } catch (const Json::exception& e) {
+    // A malformed schema (e.g. a non-string "type") must not take the request down with it.
+    out.causes.push_back({"FieldValueInvalid", absl::StrCat("schema could not be applied: ", e.what()), ""});
+  }
   return out;
 }
 

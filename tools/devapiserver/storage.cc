@@ -94,15 +94,75 @@ absl::Status CheckKind(const ResourceType& type, const Json& object) {
   return absl::OkStatus();
 }
 
+// Field types of ObjectMeta that the rest of the server reads: a mistyped one is refused here
+// (400, as upstream's decoder does) instead of surfacing later.
+absl::Status CheckMetadataTypes(const Json& object) {
+  auto wrong = [](std::string_view field, std::string_view want) {
+    return BadRequest(absl::StrCat("json: cannot unmarshal into Go struct field ObjectMeta.metadata.",
+                                   ToAbsl(field), " of type ", ToAbsl(want)));
+  };
+  if (auto v = object.find("apiVersion"); v != object.end() && !v->is_string()) {
+    return BadRequest("apiVersion must be a string");
+  }
+  auto meta = object.find("metadata");
+  if (meta == object.end()) return absl::OkStatus();
+  for (const char* f : {"name", "generateName", "namespace", "uid", "resourceVersion",
+                        "creationTimestamp", "deletionTimestamp"}) {
+    if (auto v = meta->find(f); v != meta->end() && !v->is_string() && !v->is_null()) {
+      return wrong(f, "string");
+    }
+  }
+  for (const char* f : {"labels", "annotations"}) {
+    auto v = meta->find(f);
+    if (v == meta->end() || v->is_null()) continue;
+    if (!v->is_object()) return wrong(f, "map[string]string");
+    for (const auto& [k, val] : v->items()) {
+      if (!val.is_string()) return wrong(f, "map[string]string");
+    }
+  }
+  if (auto v = meta->find("finalizers"); v != meta->end() && !v->is_null()) {
+    if (!v->is_array()) return wrong("finalizers", "[]string");
+    for (const Json& x : *v) {
+      if (!x.is_string()) return wrong("finalizers", "[]string");
+    }
+  }
+  if (auto v = meta->find("ownerReferences"); v != meta->end() && !v->is_null()) {
+    if (!v->is_array()) return wrong("ownerReferences", "[]OwnerReference");
+    for (const Json& ref : *v) {
+      if (!ref.is_object()) return wrong("ownerReferences", "[]OwnerReference");
+      for (const char* f : {"apiVersion", "kind", "name", "uid"}) {
+        if (auto x = ref.find(f); x == ref.end() || !x->is_string()) {
+          return kube::InvalidError("", "", {{"FieldValueRequired", "Required value",
+                                              absl::StrCat("metadata.ownerReferences.", f)}});
+        }
+      }
+      for (const char* f : {"controller", "blockOwnerDeletion"}) {
+        if (auto x = ref.find(f); x != ref.end() && !x->is_boolean() && !x->is_null()) {
+          return wrong("ownerReferences", "[]OwnerReference");
+        }
+      }
+    }
+  }
+  if (auto v = meta->find("generation"); v != meta->end() && !v->is_number_integer() && !v->is_null()) {
+    return wrong("generation", "int64");
+  }
+  return absl::OkStatus();
+}
+
 // Puts apiVersion/kind/metadata.namespace right; 400 when the body contradicts the URL.
 absl::Status Normalize(const ResourceType& type, std::string_view ns, Json& object) {
   RETURN_IF_ERROR(CheckKind(type, object));
+  RETURN_IF_ERROR(CheckMetadataTypes(object));
   object["kind"] = type.resource.kind;
   if (!object.contains("apiVersion") || !object["apiVersion"].is_string()) {
     object["apiVersion"] = type.resource.ApiVersion();
   }
   Json& meta = object["metadata"];
   if (!meta.is_object()) meta = Json::object();
+  // null means absent (as Go's decoder reads it).
+  for (auto it = meta.begin(); it != meta.end();) {
+    it = it->is_null() ? meta.erase(it) : std::next(it);
+  }
   if (type.resource.namespaced) {
     std::string body_ns = meta.value("namespace", "");
     if (!body_ns.empty() && body_ns != ns) {
@@ -809,6 +869,7 @@ absl::StatusOr<Json> Store::Patch(const ResourceType& type, std::string_view ns,
   if (current == nullptr) return kube::NotFoundError(type.resource.QualifiedName(), name);
   ASSIGN_OR_RETURN(Json patched, mutate(*current));
   RETURN_IF_ERROR(CheckKind(type, patched));
+  RETURN_IF_ERROR(CheckMetadataTypes(patched));
   if (kube::Name(patched) != name) {
     return kube::InvalidError(QualifiedKind(type), name,
                               {{"FieldValueInvalid", "field is immutable", "metadata.name"}});

@@ -310,7 +310,7 @@ Json CrdCell(const PrinterColumn& col, const Json& obj, absl::Time now) {
   if (col.type == "number") return v.is_number() ? v : Json(nullptr);
   if (col.type == "boolean") return v.is_boolean() ? v : Json(nullptr);
   if (v.is_string()) return v;
-  return v.dump();
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -383,12 +383,22 @@ Json BuildTable(const ResourceType& type, const std::vector<Json>& objects,
   for (const Json& obj : objects) {
     Json cells = Json::array();
     cells.push_back(kube::Name(obj));
+    // Built-in kinds are stored unvalidated, so a mistyped field must cost one cell, not the table.
+    auto safe = [](const auto& compute) -> Json {
+      try {
+        return compute();
+      } catch (const Json::exception&) {
+        return nullptr;
+      }
+    };
     if (type.builtin) {
-      for (const Column& c : builtin) cells.push_back(c.cell(obj, options.now));
+      for (const Column& c : builtin) cells.push_back(safe([&] { return c.cell(obj, options.now); }));
     } else if (type.columns.empty()) {
       cells.push_back(Age(obj, options.now));
     } else {
-      for (const PrinterColumn& c : type.columns) cells.push_back(CrdCell(c, obj, options.now));
+      for (const PrinterColumn& c : type.columns) {
+        cells.push_back(safe([&] { return CrdCell(c, obj, options.now); }));
+      }
     }
     Json row = {{"cells", std::move(cells)}};
     if (options.include_object == "Object") {

@@ -126,6 +126,86 @@ TEST_CASE("http: CRUD with Status errors, tables and methods") {
   CHECK(gone->status == 404);
 }
 
+TEST_CASE("http: malformed input gets a 4xx Status and breaks nothing") {
+  ServerFixture s;
+  auto c = s.Client();
+  REQUIRE(c.Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                 testing::WidgetCrd().dump(), "application/json"));
+  struct Case {
+    const char* method;
+    const char* path;
+    const char* body;
+    const char* content_type;
+  };
+  const Case cases[] = {
+      {"POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":5}})", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"labels":{"a":1}}})", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":"x"})", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps", R"([1,2])", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"a","finalizers":[1]}})", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps",
+       R"({"metadata":{"name":"a","ownerReferences":[{"uid":3}]}})", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps", "\xff\xfe", "application/json"},
+      {"POST", "/api/v1/namespaces/default/configmaps", "a: b", "application/yaml"},
+      {"POST", "/api/v1/namespaces/default/configmaps", "k8s", "application/vnd.kubernetes.protobuf"},
+      {"POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+       R"({"metadata":{"name":"x.y"},"spec":{"group":"y","scope":"Namespaced","names":{"plural":"x","kind":"X"},
+           "versions":[{"name":"v1","served":"yes","storage":true}]}})", "application/json"},
+      {"POST", "/apis/test.nereid.io/v1alpha1/namespaces/default/widgets",
+       R"({"metadata":{"name":"w"},"spec":"not an object"})", "application/json"},
+      {"POST", "/apis/test.nereid.io/v1alpha1/namespaces/default/widgets",
+       R"({"metadata":{"name":"w"},"spec":{"format":["csv"],"replicas":"3","tags":"x"}})", "application/json"},
+      {"GET", "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20(", "", ""},
+      {"GET", "/api/v1/namespaces/default/configmaps?limit=-3", "", ""},
+      {"GET", "/api/v1/namespaces/default/configmaps?continue=%%%", "", ""},
+      {"GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=x", "", ""},
+      {"GET", "/api/v1/namespaces/default/configmaps/a/b/c/d", "", ""},
+      {"DELETE", "/api/v1/namespaces/default/configmaps/nope", "", ""},
+      {"DELETE", "/api/v1/namespaces/default/configmaps/nope", "{", "application/json"},
+  };
+  for (const Case& k : cases) {
+    INFO(k.method << " " << k.path << " " << k.body);
+    httplib::Result r = std::string(k.method) == "GET"      ? c.Get(k.path)
+                        : std::string(k.method) == "DELETE" ? c.Delete(k.path, k.body, k.content_type)
+                                                            : c.Post(k.path, k.body, k.content_type);
+    REQUIRE(r);
+    CHECK(r->status >= 400);
+    CHECK(r->status < 500);
+    CHECK(Body(r)["kind"] == "Status");
+  }
+  // Patches that cannot apply.
+  REQUIRE(c.Post("/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"ok"}})", "application/json"));
+  const std::pair<const char*, const char*> patches[] = {
+      {R"({"metadata":{"name":7}})", "application/merge-patch+json"},
+      {R"({"spec":{"containers":[{"image":"x"}]}})", "application/strategic-merge-patch+json"},
+      {R"({"$patch":7})", "application/strategic-merge-patch+json"},
+      {R"([{"op":"move","from":"/nope","path":"/x"}])", "application/json-patch+json"},
+      {R"({"a":1})", "application/json-patch+json"},
+      {"{}", "text/plain"},
+  };
+  for (const auto& [body, type] : patches) {
+    INFO(body << " " << type);
+    auto r = c.Patch("/api/v1/namespaces/default/configmaps/ok", body, type);
+    REQUIRE(r);
+    CHECK(r->status >= 400);
+    CHECK(r->status < 500);
+  }
+  // null metadata fields read as absent.
+  auto nulls = c.Post("/api/v1/namespaces/default/configmaps",
+                      R"({"metadata":{"name":"n","labels":null,"namespace":null}})", "application/json");
+  REQUIRE(nulls);
+  CHECK(nulls->status == 201);
+  // The object is intact and the server still serves.
+  auto ok = c.Get("/api/v1/namespaces/default/configmaps/ok");
+  REQUIRE(ok);
+  CHECK(ok->status == 200);
+  CHECK(Body(ok)["metadata"]["name"] == "ok");
+  auto list = c.Get("/api/v1/namespaces/default/configmaps",
+                    {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}});
+  REQUIRE(list);
+  CHECK(list->status == 200);
+}
+
 TEST_CASE("http: watch streams one event per line and notices a vanished client") {
   ServerFixture s;
   std::atomic<bool> got_event{false};
