@@ -33,6 +33,9 @@ absl::StatusOr<ObjectList> ListAll(KubeClient& client, const Resource& resource,
     all.resource_version = list->resource_version;
     if (list->continue_token.empty()) return all;
     options.continue_token = list->continue_token;
+    // The API server rejects a resourceVersion together with a continue token: the token already
+    // pins the snapshot the first page was served from.
+    options.resource_version.clear();
   }
   return absl::InternalError("list paging did not terminate");
 }

@@ -70,8 +70,8 @@ class FieldSelector {
   std::vector<Requirement> requirements_;
 };
 
-// The fields every resource supports (metadata.name, metadata.namespace) plus a dotted path
-// lookup for string fields such as spec.nodeName or status.phase.
+// The fields every resource supports: metadata.name and metadata.namespace. Resources that support
+// more (pods: spec.nodeName, status.phase) wrap this getter.
 std::optional<std::string> DefaultFieldGetter(const Json& object, std::string_view field);
 
 }  // namespace nereid::kube
