@@ -314,8 +314,14 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   const dataset::DatasetMonitor::Stats scans = daemon_->monitor().stats();
   families.push_back(Gauge("nereid_lc_datasets_tracked", "Datasets the LC counts",
                            static_cast<double>(daemon_->monitor().size())));
-  families.push_back(Counter("nereid_lc_dataset_scans_total", "Dataset scans finished",
-                             static_cast<double>(scans.scans)));
+  prometheus::MetricFamily scan_duration =
+      Family("nereid_lc_dataset_scan_duration_seconds", "Time spent counting datasets",
+             MetricType::Summary);
+  prometheus::ClientMetric scan_metric;
+  scan_metric.summary.sample_count = scans.scans;
+  scan_metric.summary.sample_sum = absl::ToDoubleSeconds(scans.scan_time);
+  scan_duration.metric.push_back(std::move(scan_metric));
+  families.push_back(std::move(scan_duration));
   families.push_back(Counter("nereid_lc_dataset_scan_bytes_total",
                              "Bytes read by dataset scans", static_cast<double>(scans.bytes_read)));
   families.push_back(Counter("nereid_lc_dataset_reports_total",

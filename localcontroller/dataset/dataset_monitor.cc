@@ -232,6 +232,7 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   mu_.Lock();
 
   ++stats_.scans;
+  stats_.scan_time += options_.clock->Now() - start;
   auto it = datasets_.find(key);
   if (it == datasets_.end() || it->second.generation != generation || stopping_) {
     // Removed, changed or stopping meanwhile: this result is stale.

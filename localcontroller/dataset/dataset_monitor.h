@@ -93,6 +93,7 @@ class DatasetMonitor {
     uint64_t scans = 0;
     uint64_t reports = 0;
     uint64_t bytes_read = 0;
+    absl::Duration scan_time;  // total time spent in scans (on the monitor's clock)
   };
 
   explicit DatasetMonitor(Options options);

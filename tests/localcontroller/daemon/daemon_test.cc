@@ -125,11 +125,16 @@ TEST_CASE("a Dataset sent by the hub is counted and its report reaches the GM",
   CHECK(status["datasets"] == 2);
   CHECK(lc.Get("/readyz")["status"] == "ok");
 
+  REQUIRE(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }));
   httplib::Result metrics = lc.client->Get("/metrics");
   REQUIRE(metrics);
   CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_datasets_tracked 2"));
   CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_cloud_link_state{state=\"connected\"} 1"));
   CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_reports_total{result=\"acked\"}"));
+  CHECK_THAT(metrics->body, Catch::Contains("# TYPE nereid_lc_dataset_scan_duration_seconds summary"));
+  CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_dataset_scan_duration_seconds_count"));
+  CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_outbox_depth 0"));
+  CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_http_requests_total{code=\"200\"}"));
 
   // Removal: dropped from the database and no longer monitored.
   REQUIRE(gm.hub->Remove("edge-a", DatasetResource("ds2", "1", "").ref()).ok());
