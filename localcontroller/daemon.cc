@@ -111,18 +111,10 @@ Daemon::~Daemon() { Stop(); }
 
 absl::Status Daemon::Restore() {
   ASSIGN_OR_RETURN(std::vector<db::InventoryEntry> inventory, db_->Inventory());
-  size_t datasets = 0;
-  size_t models = 0;
+  size_t restored = 0;
   for (const db::InventoryEntry& entry : inventory) {
-    if (entry.ref.kind != net::kKindDataset && entry.ref.kind != net::kKindModel) {
-      if (ResourceHandler* handler = store_->HandlerFor(entry.ref.kind)) {
-        absl::StatusOr<db::DesiredObject> object = db_->Get(entry.ref);
-        if (!object.ok()) continue;
-        absl::StatusOr<edge::v1::Resource> resource = DecodeDesiredObject(*object);
-        if (resource.ok()) handler->Apply(*resource);
-      }
-      continue;
-    }
+    ResourceHandler* handler = store_->HandlerFor(entry.ref.kind);
+    if (handler == nullptr) continue;  // stored and ACKed only (see resource_handler.h)
     absl::StatusOr<db::DesiredObject> object = db_->Get(entry.ref);
     if (!object.ok()) {
       LOG(WARNING) << "restore: " << entry.ref.DebugString() << ": " << object.status();
@@ -134,16 +126,19 @@ absl::Status Daemon::Restore() {
       LOG(ERROR) << "restore: " << resource.status() << "; waiting for the GM to resend it";
       continue;
     }
-    if (entry.ref.kind == net::kKindDataset) {
+    // Datasets and models come back with what the database remembers about them.
+    if (handler == dataset_handler_.get()) {
       dataset_handler_->Restore(*resource);
-      ++datasets;
-    } else {
+    } else if (handler == model_handler_.get()) {
       model_handler_->Restore(*resource);
-      ++models;
+    } else {
+      handler->Apply(*resource);
     }
+    ++restored;
   }
-  LOG(INFO) << "localcontroller: restored " << inventory.size() << " objects from "
-            << config_.db_path << " (" << datasets << " datasets, " << models << " models)";
+  LOG(INFO) << "localcontroller: " << inventory.size() << " objects in " << config_.db_path << ", "
+            << restored << " handed to their handlers (" << monitor_->size() << " datasets, "
+            << keeper_->size() << " models)";
   return absl::OkStatus();
 }
 

@@ -25,9 +25,23 @@ std::pair<std::string, std::string> SplitNsNameKey(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
+bool DatasetHandler::Recreated(const std::string& key, const std::string& uid) {
+  absl::MutexLock lock(&mu_);
+  auto [it, inserted] = uids_.try_emplace(key, uid);
+  if (inserted || it->second == uid) return false;
+  it->second = uid;
+  return true;
+}
+
 void DatasetHandler::Apply(const edge::v1::Resource& resource) {
   if (!resource.has_dataset()) return;  // validated by the link; nothing to monitor otherwise
-  monitor_->Upsert(SpecOf(resource));
+  const dataset::DatasetSpec spec = SpecOf(resource);
+  if (Recreated(spec.key, resource.ref().uid())) {
+    LOG(INFO) << "dataset " << spec.key << ": re-created (uid " << resource.ref().uid()
+              << "), counting afresh";
+    monitor_->Remove(spec.key);
+  }
+  monitor_->Upsert(spec);
 }
 
 void DatasetHandler::Restore(const edge::v1::Resource& resource) {
@@ -59,11 +73,15 @@ void DatasetHandler::Restore(const edge::v1::Resource& resource) {
     LOG(WARNING) << "dataset " << ns << "/" << name << ": reading its last result failed: "
                  << result.status();
   }
+  Recreated(NsNameKey(ns, name), resource.ref().uid());
   monitor_->Upsert(SpecOf(resource), std::move(prior));
 }
 
 void DatasetHandler::Forget(const edge::v1::ObjectRef& ref) {
-  monitor_->Remove(NsNameKey(ref.namespace_(), ref.name()));
+  const std::string key = NsNameKey(ref.namespace_(), ref.name());
+  monitor_->Remove(key);
+  absl::MutexLock lock(&mu_);
+  uids_.erase(key);
 }
 
 void DatasetHandler::OnReport(const dataset::ScanReport& scan) {

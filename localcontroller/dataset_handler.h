@@ -1,17 +1,22 @@
 #pragma once
 
 // Dataset objects <-> the dataset monitor, and the monitor's results -> the database:
-//   Apply    the Dataset's url/format to the monitor (a changed spec rescans); at start with the
-//            stored checkpoint and the last reported result, so an unchanged dataset is neither
-//            recounted in full nor reported again after a restart;
+//   Apply    the Dataset's url/format to the monitor (a changed spec rescans); a Dataset re-created
+//            under the same name (new uid) starts afresh, so the new object gets its first report
+//            even when its spec equals the old one's;
+//   Restore  the same at start, with the stored checkpoint and the last reported result, so an
+//            unchanged dataset is neither recounted in full nor reported again after a restart;
 //   Forget   stops monitoring (the database already dropped its result and checkpoint);
 //   OnReport one transaction: the result (PutResult) + the DatasetStatus report in the outbox,
 //            which wakes the cloud link; a Dataset deleted meanwhile is skipped;
 //   OnCheckpoint  the counter's checkpoint, on its own (a crash between the two is repaired by the
 //            restart comparing the checkpoint's count with the stored result).
 
+#include <map>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "localcontroller/dataset/dataset_monitor.h"
 #include "localcontroller/db/lc_database.h"
 #include "localcontroller/resource_handler.h"
@@ -35,8 +40,13 @@ class DatasetHandler final : public ResourceHandler {
   void OnCheckpoint(const std::string& key, const std::string& data);
 
  private:
+  // Records the uid held for `key`; true when another uid was held before (re-created object).
+  bool Recreated(const std::string& key, const std::string& uid);
+
   db::LcDatabase* const db_;
   dataset::DatasetMonitor* const monitor_;
+  absl::Mutex mu_;
+  std::map<std::string, std::string> uids_ ABSL_GUARDED_BY(mu_);
 };
 
 // "namespace/name" (the monitor's and keeper's key) and back.

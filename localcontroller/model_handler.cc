@@ -23,9 +23,23 @@ std::string ModelHandler::MetaKey(const std::string& ns, const std::string& name
   return "model-check/" + ns + "/" + name;
 }
 
+bool ModelHandler::Recreated(const std::string& key, const std::string& uid) {
+  absl::MutexLock lock(&mu_);
+  auto [it, inserted] = uids_.try_emplace(key, uid);
+  if (inserted || it->second == uid) return false;
+  it->second = uid;
+  return true;
+}
+
 void ModelHandler::Apply(const edge::v1::Resource& resource) {
   if (!resource.has_model()) return;
-  keeper_->Upsert(SpecOf(resource));
+  const model::ModelSpec spec = SpecOf(resource);
+  if (Recreated(spec.key, resource.ref().uid())) {
+    LOG(INFO) << "model " << spec.key << ": re-created (uid " << resource.ref().uid()
+              << "), checking afresh";
+    keeper_->Remove(spec.key);
+  }
+  keeper_->Upsert(spec);
 }
 
 void ModelHandler::Restore(const edge::v1::Resource& resource) {
@@ -45,11 +59,16 @@ void ModelHandler::Restore(const edge::v1::Resource& resource) {
                    << ": stored check ignored: " << check.status();
     }
   }
+  Recreated(NsNameKey(resource.ref().namespace_(), resource.ref().name()), resource.ref().uid());
   keeper_->Upsert(SpecOf(resource), std::move(prior));
 }
 
 void ModelHandler::Forget(const edge::v1::ObjectRef& ref) {
   keeper_->Remove(NsNameKey(ref.namespace_(), ref.name()));
+  {
+    absl::MutexLock lock(&mu_);
+    uids_.erase(NsNameKey(ref.namespace_(), ref.name()));
+  }
   absl::Status erased = db_->Write([&](db::LcDatabase::Tables& tables) {
     return tables.meta.Erase(MetaKey(ref.namespace_(), ref.name()));
   });

@@ -106,6 +106,18 @@ TEST_CASE("a Dataset sent by the hub is counted and its report reaches the GM",
   REQUIRE(moved.has_value());
   CHECK(moved->observed_version() == "v2");
 
+  // Deleted and re-created under the same name with the same spec (a new uid): the new object
+  // gets its own first report, although the count did not change.
+  v1::Resource recreated = DatasetResource("ds1", "v3", "/data/other.txt");
+  recreated.mutable_ref()->set_uid("uid-ds1-second");
+  REQUIRE(gm.hub->Upsert("edge-a", recreated).ok());
+  std::optional<v1::StatusReport> fresh = gm.handler.WaitFor([](const v1::StatusReport& r) {
+    return r.has_dataset() && r.ref().uid() == "uid-ds1-second";
+  });
+  REQUIRE(fresh.has_value());
+  CHECK(fresh->dataset().number_of_samples() == 1);
+  CHECK(fresh->observed_version() == "v3");
+
   // An error is reported with its reason.
   REQUIRE(gm.hub->Upsert("edge-a", DatasetResource("ds2", "1", "/data/missing.txt")).ok());
   std::optional<v1::StatusReport> missing = gm.handler.WaitFor([](const v1::StatusReport& r) {
