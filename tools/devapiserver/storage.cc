@@ -149,10 +149,24 @@ absl::Status CheckMetadataTypes(const Json& object) {
   return absl::OkStatus();
 }
 
-// Puts apiVersion/kind/metadata.namespace right; 400 when the body contradicts the URL.
-absl::Status Normalize(const ResourceType& type, std::string_view ns, Json& object) {
+// Kind, metadata types, and for built-in kinds object-valued spec/status (CRs have schemas).
+absl::Status CheckShape(const ResourceType& type, const Json& object) {
   RETURN_IF_ERROR(CheckKind(type, object));
   RETURN_IF_ERROR(CheckMetadataTypes(object));
+  if (type.builtin) {
+    for (const char* part : {"spec", "status"}) {
+      if (auto v = object.find(part); v != object.end() && !v->is_object() && !v->is_null()) {
+        return BadRequest(absl::StrCat("json: cannot unmarshal ", v->type_name(), " into Go struct field ",
+                                       type.resource.kind, ".", part));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Puts apiVersion/kind/metadata.namespace right; 400 when the body contradicts the URL.
+absl::Status Normalize(const ResourceType& type, std::string_view ns, Json& object) {
+  RETURN_IF_ERROR(CheckShape(type, object));
   object["kind"] = type.resource.kind;
   if (!object.contains("apiVersion") || !object["apiVersion"].is_string()) {
     object["apiVersion"] = type.resource.ApiVersion();
@@ -162,6 +176,11 @@ absl::Status Normalize(const ResourceType& type, std::string_view ns, Json& obje
   // null means absent (as Go's decoder reads it).
   for (auto it = meta.begin(); it != meta.end();) {
     it = it->is_null() ? meta.erase(it) : std::next(it);
+  }
+  if (type.builtin) {
+    for (const char* part : {"spec", "status"}) {
+      if (object.contains(part) && object[part].is_null()) object.erase(part);
+    }
   }
   if (type.resource.namespaced) {
     std::string body_ns = meta.value("namespace", "");
@@ -868,8 +887,7 @@ absl::StatusOr<Json> Store::Patch(const ResourceType& type, std::string_view ns,
   ObjectPtr current = FindLocked(type.StorageKey(), key);
   if (current == nullptr) return kube::NotFoundError(type.resource.QualifiedName(), name);
   ASSIGN_OR_RETURN(Json patched, mutate(*current));
-  RETURN_IF_ERROR(CheckKind(type, patched));
-  RETURN_IF_ERROR(CheckMetadataTypes(patched));
+  RETURN_IF_ERROR(CheckShape(type, patched));
   if (kube::Name(patched) != name) {
     return kube::InvalidError(QualifiedKind(type), name,
                               {{"FieldValueInvalid", "field is immutable", "metadata.name"}});

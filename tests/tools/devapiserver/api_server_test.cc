@@ -155,6 +155,8 @@ TEST_CASE("http: malformed input gets a 4xx Status and breaks nothing") {
        R"({"metadata":{"name":"w"},"spec":"not an object"})", "application/json"},
       {"POST", "/apis/test.nereid.io/v1alpha1/namespaces/default/widgets",
        R"({"metadata":{"name":"w"},"spec":{"format":["csv"],"replicas":"3","tags":"x"}})", "application/json"},
+      {"POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"p"},"spec":"x"})", "application/json"},
+      {"POST", "/api/v1/namespaces", R"({"metadata":{"name":"ns1"},"status":[1]})", "application/json"},
       {"GET", "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20(", "", ""},
       {"GET", "/api/v1/namespaces/default/configmaps?limit=-3", "", ""},
       {"GET", "/api/v1/namespaces/default/configmaps?continue=%%%", "", ""},
@@ -182,6 +184,7 @@ TEST_CASE("http: malformed input gets a 4xx Status and breaks nothing") {
       {R"([{"op":"move","from":"/nope","path":"/x"}])", "application/json-patch+json"},
       {R"({"a":1})", "application/json-patch+json"},
       {"{}", "text/plain"},
+      {R"({"spec":"x"})", "application/merge-patch+json"},
   };
   for (const auto& [body, type] : patches) {
     INFO(body << " " << type);
