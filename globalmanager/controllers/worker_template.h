@@ -1,0 +1,166 @@
+#pragma once
+
+// Worker templates: how every Sedna workload controller (JointInferenceService,
+// FederatedLearningJob, Incremental/LifelongLearningJob) turns the user's PodTemplateSpec into the
+// children it creates — Pods, Deployments, Services — so Sedna worker images run unchanged
+// (sedna-facts §5.2, §4.7) and nothing the user wrote is lost.
+//
+// BuildWorkerTemplate(owner, user_template, params) returns a PodTemplateSpec:
+//   metadata  the template's labels and annotations (metadata.name is ignored, as in Sedna), plus
+//             the worker labels "<lower kind>.sedna.io/name|uid|worker-type" and
+//             params.selector_labels — these select the children, so a user label with the same
+//             key and another value is refused (InvalidArgument with a kube::StatusCause naming
+//             the field; controllers hand kube::Causes(status) to RecordSpecInvalid) — plus
+//             params.labels, where a label the user set wins.
+//   spec      the user's spec unchanged, then:
+//             env      params.env appended to every container (not init containers, as Sedna);
+//                      a name the container already sets (value or valueFrom) keeps the user's
+//                      entry;
+//             storage  for each params.mounts URL: an absolute host path gets a hostPath volume
+//                      of its parent directory (the directory itself when is_dir), mounted in
+//                      every container at /home/data<dir>, the env var set to /home/data<url>
+//                      and DATA_PATH_PREFIX=/home/data (Sedna's storage-initializer layout);
+//                      http(s):// and s3:// URLs are passed in the env var as they are (no
+//                      storage-initializer image: the worker downloads them itself). Several URLs
+//                      for one env var are joined by ';' (MODEL_URLS). Other URLs are refused.
+//                      A container that already mounts something at the path keeps its mount.
+//             defaults hostNetwork, restartPolicy, dnsPolicy only when the template leaves them
+//                      unset; nodeName = params.node_name when given (placement decided it).
+//
+// Children built from such a template (names are Sedna's, api/sedna_contract.h):
+//   BuildWorkerPod         generateName "<name>-<type>-"
+//   BuildWorkerDeployment  "<name>-deployment-<type>", selector = worker labels + app.sedna.io
+//                          (+ options.selector_labels, e.g. one Deployment per node), replicas
+//   BuildWorkerService     "<name>-<type>", selector = worker labels, one port named "tcp-0"
+//                          (EdgeMesh needs named ports)
+// all with the owner's controller ownerReference (so the API server's GC removes them) and the
+// worker labels. ContentHash/kTemplateHashAnnotation let a controller tell whether a child it
+// created is still what the spec asks for without comparing against API-server defaulted fields.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/api/common_types.h"
+#include "common/kube/errors.h"
+#include "common/kube/object.h"
+
+namespace nereid::gm {
+
+// The custom resource that owns the workers.
+struct WorkerOwner {
+  std::string kind;  // "JointInferenceService", "FederatedLearningJob", ...
+  std::string name;
+  std::string ns;
+  std::string uid;
+
+  static WorkerOwner FromObject(std::string_view kind, const kube::Json& object);
+  // apiVersion sedna.io/v1alpha1, controller=true, blockOwnerDeletion=true.
+  kube::OwnerReference ControllerRef() const;
+  // "<lower kind>.sedna.io/name" + ".../uid".
+  std::map<std::string, std::string> SelectorLabels() const;
+  // SelectorLabels + ".../worker-type" (lower-cased).
+  std::map<std::string, std::string> WorkerLabels(std::string_view worker_type) const;
+};
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+  friend bool operator==(const EnvVar&, const EnvVar&) = default;
+};
+
+// A model/dataset/output location the worker uses.
+struct StorageMount {
+  std::string env_name;           // e.g. "MODEL_URL", "TRAIN_DATASET_URL", "MODEL_URLS"
+  std::vector<std::string> urls;  // one, or several (joined by ';' in the env var)
+  bool read_only = false;
+  bool is_dir = false;  // the URL names a directory: mount it, not its parent
+  // For error messages: what the URL is, e.g. "model \"big\" (spec.url)".
+  std::string what = "storage URL";
+};
+
+struct WorkerParams {
+  std::string worker_type;  // "edge", "cloud", "aggregation", "train", ... (lower-cased)
+  std::vector<EnvVar> env;  // appended in order; the user's value wins
+  std::vector<StorageMount> mounts;
+  // Labels that must hold because a selector uses them (beyond the worker labels).
+  std::map<std::string, std::string> selector_labels;
+  // Labels added when the user did not set the key.
+  std::map<std::string, std::string> labels;
+  std::optional<bool> host_network;  // only when the template leaves it unset
+  std::string restart_policy;        // only when unset ("" = leave alone)
+  std::string dns_policy;            // only when unset
+  std::string node_name;             // when non-empty: spec.nodeName
+};
+
+// Sedna's WORKER_NAME "<type>worker-<5 chars>", but stable (derived from the owner's uid) so a
+// Deployment template does not change — and roll out — on every reconcile.
+std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type);
+
+// The env every Sedna worker gets: NAMESPACE, SERVICE_NAME (JointInferenceService) or JOB_NAME
+// (the jobs), WORKER_NAME, LC_SERVER.
+std::vector<EnvVar> BaseWorkerEnv(const WorkerOwner& owner, std::string_view worker_type,
+                                  std::string_view lc_server);
+
+// The problems building would report for `user_template` (field = where the template is in the
+// spec, e.g. "spec.edgeWorker.template"): a selector label set to another value, a mount URL that
+// is neither an absolute host path nor http(s)/s3. Structural checks (containers, images) are
+// api::ValidatePodTemplate's.
+std::vector<kube::StatusCause> CheckWorkerTemplate(const WorkerOwner& owner,
+                                                   const api::PodTemplate& user_template,
+                                                   const WorkerParams& params,
+                                                   std::string_view field);
+
+// The PodTemplateSpec described at the top; InvalidArgument (with causes) on CheckWorkerTemplate's
+// problems or a template that is not an object.
+absl::StatusOr<kube::Json> BuildWorkerTemplate(const WorkerOwner& owner,
+                                               const api::PodTemplate& user_template,
+                                               const WorkerParams& params,
+                                               std::string_view field = "template");
+
+// A Pod from a built template: generateName "<name>-<type>-", the owner's namespace and
+// ownerReference.
+kube::Json BuildWorkerPod(const WorkerOwner& owner, const kube::Json& pod_template,
+                          std::string_view worker_type);
+
+struct DeploymentOptions {
+  std::string name;  // "" = "<name>-deployment-<type>"
+  // nullopt: leave spec.replicas out (the API server defaults 1; an HPA owns it).
+  std::optional<int32_t> replicas;
+  // Added to the selector (and the pod labels), e.g. to tell per-node Deployments apart.
+  std::map<std::string, std::string> selector_labels;
+};
+
+// apps/v1 Deployment: selector = worker labels + app.sedna.io=<name>-<type>-svc +
+// options.selector_labels (all also written into the pod template's labels); the Deployment's own
+// labels = the worker labels; annotation kTemplateHashAnnotation = ContentHash(pod template).
+kube::Json BuildWorkerDeployment(const WorkerOwner& owner, const kube::Json& pod_template,
+                                 std::string_view worker_type, const DeploymentOptions& options);
+
+struct ServicePort {
+  int32_t port = 0;
+  int32_t target_port = 0;  // 0 = port
+  std::string name;         // "" = "tcp-<index>" (EdgeMesh wants named ports)
+  std::string protocol = "TCP";
+};
+
+// v1 Service "<name>-<type>" (or `name`), ClusterIP, selector = worker labels.
+kube::Json BuildWorkerService(const WorkerOwner& owner, std::string_view worker_type,
+                              const std::vector<ServicePort>& ports, std::string_view name = "");
+
+// "<service>.<namespace>": how workers address a Service (BIG_MODEL_IP, AGG_IP), as Sedna.
+std::string ServiceHost(const WorkerOwner& owner, std::string_view service_name);
+
+// Stable 16-hex-digit hash of a JSON document (FNV-1a over its canonical dump: object keys are
+// sorted), for "is this child still what the spec asks for".
+std::string ContentHash(const kube::Json& json);
+inline constexpr std::string_view kTemplateHashAnnotation = "nereid.io/template-hash";
+
+// Whether `child` (as listed) is controlled by `owner` (controller ownerReference with its uid).
+bool IsControlledBy(const kube::Json& child, const WorkerOwner& owner);
+
+}  // namespace nereid::gm
