@@ -257,6 +257,12 @@ TEST_CASE("kubectl: cascade delete removes owned objects; namespaces take their 
   CHECK(server.GetJson({"secret", "sec", "-n", "gen"})["data"]["user"] == "YWRtaW4=");
   CHECK(Contains(server.Ok({"get", "serviceaccounts", "-n", "gen"}), "robot"));
 
+  // RBAC and DaemonSets are stored (deploy/ applies them), not enforced or run.
+  CHECK(Contains(server.Ok({"apply", "-f", Testdata("rbac-daemonset.yaml")}), "daemonset.apps/agent created"));
+  CHECK(Contains(server.Ok({"apply", "-f", Testdata("rbac-daemonset.yaml")}), "unchanged"));
+  CHECK(Contains(server.Ok({"get", "daemonsets"}), "DESIRED"));
+  CHECK(Contains(server.Ok({"get", "clusterrolebindings", "-o", "name"}), "clusterrolebinding.rbac.authorization.k8s.io/reader"));
+
   server.Ok({"apply", "-f", Testdata("namespace-team.yaml")});
   CHECK(Contains(server.Ok({"get", "configmaps", "-n", "team"}), "settings"));
   server.Ok({"delete", "namespace", "team", "--timeout=20s"});

@@ -248,6 +248,10 @@ void ApplyBuiltinDefaults(const ResourceType& type, Json& object) {
   const std::string& r = type.resource.resource;
   if (r == "pods") {
     DefaultPodSpec(object["spec"]);
+  } else if (r == "daemonsets") {
+    Json& spec = object["spec"];
+    SetDefault(spec, "revisionHistoryLimit", 10);
+    if (kube::FindPath(object, "spec.template.spec") != nullptr) DefaultPodSpec(spec["template"]["spec"]);
   } else if (r == "deployments") {
     Json& spec = object["spec"];
     SetDefault(spec, "replicas", 1);
@@ -742,7 +746,7 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   } else if (type.builtin && r == "namespaces") {
     object["status"] = {{"phase", "Active"}};
     object["spec"]["finalizers"] = Json::array({"kubernetes"});
-  } else if (type.builtin && r == "deployments") {
+  } else if (type.builtin && (r == "deployments" || r == "daemonsets")) {
     object["status"] = Json::object();
   }
   ApplyBuiltinDefaults(type, object);

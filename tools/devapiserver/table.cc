@@ -222,6 +222,20 @@ std::vector<Column> BuiltinColumns(const ResourceType& type) {
   if (g.empty() && r == "services") return ServiceColumns();
   if (g == "apps" && r == "deployments") return DeploymentColumns();
   if (g.empty() && r == "nodes") return NodeColumns();
+  if (g == "apps" && r == "daemonsets") {
+    auto count = [](const char* path) {
+      return [path](const Json& o, absl::Time) {
+        const Json* v = kube::FindPath(o, path);
+        return v != nullptr && v->is_number_integer() ? *v : Json(0);
+      };
+    };
+    return {{Def("Desired", "integer"), count("status.desiredNumberScheduled")},
+            {Def("Current", "integer"), count("status.currentNumberScheduled")},
+            {Def("Ready", "integer"), count("status.numberReady")},
+            {Def("Up-to-date", "integer"), count("status.updatedNumberScheduled")},
+            {Def("Available", "integer"), count("status.numberAvailable")},
+            {Def("Age"), Age}};
+  }
   if (g.empty() && r == "events") return EventColumns();
   if (g.empty() && r == "namespaces") {
     return {{Def("Status"), Path("status.phase", "Active")}, {Def("Age"), Age}};
