@@ -141,6 +141,7 @@ class JobReconciler::Pass {
   std::map<std::string, int32_t> new_recreates_;
   bool finished_now_ = false;  // The job became Succeeded/Failed in this pass.
   bool gang_delay_ = false;
+  bool gang_unavailable_ = false;
 };
 
 absl::StatusOr<JobResult> JobReconciler::Pass::Run() {
@@ -328,6 +329,7 @@ bool JobReconciler::Pass::SyncGang(bool* gang_enabled) {
     served = *s;
   }
   if (!served) {
+    gang_unavailable_ = true;
     if (Condition(ct::kGangSchedulingUnavailable, kTrue, reasons::kPodGroupNotServed,
                   "spec.runPolicy.schedulingPolicy is set, but this cluster does not serve "
                   "scheduling.volcano.sh/v1beta1 PodGroups (Volcano is not installed): pods are "
@@ -646,6 +648,9 @@ absl::StatusOr<JobResult> JobReconciler::Pass::Finish() {
     MinTimer(&result_.requeue_after, deadline - now_exact_);
   }
   if (gang_delay_) MinTimer(&result_.requeue_after, r_->options_.gang_poll_interval);
+  if (gang_unavailable_ && !st_.IsFinished()) {
+    MinTimer(&result_.requeue_after, r_->options_.gang_recheck_interval);
+  }
 
   result_.status_changed = !result_.job_deleted && !SameStatus(st_, req_.status);
   if (result_.status_changed) st_.last_reconcile_time = now_;

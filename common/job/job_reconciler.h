@@ -90,6 +90,9 @@ struct JobResult {
 struct JobReconcilerOptions {
   // How often a job whose pods wait for Volcano to admit the PodGroup is looked at again.
   absl::Duration gang_poll_interval = absl::Seconds(5);
+  // How often a job whose schedulingPolicy cannot be honoured (no PodGroups served) checks again,
+  // so installing Volcano later reaches running jobs without an unrelated event.
+  absl::Duration gang_recheck_interval = absl::Seconds(30);
 };
 
 class JobReconciler {

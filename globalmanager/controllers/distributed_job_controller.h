@@ -62,7 +62,7 @@ class JobPlacementSink {
 
 struct DistributedJobControllerDeps {
   kube::KubeClient* client = nullptr;
-  kube::Lister jobs;                         // distributedjobs.sedna.io
+  kube::Lister jobs{nullptr, kube::Resource{}};  // distributedjobs.sedna.io (required)
   const job::ChildLister* children = nullptr;  // pods and Services
   job::Expectations* expectations = nullptr;
   job::GangAvailability* gang = nullptr;       // null: gang scheduling reported unavailable

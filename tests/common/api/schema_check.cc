@@ -29,6 +29,9 @@ const std::set<std::string>& KnownKeywords() {
                                                  "default",
                                                  "nullable",
                                                  "x-kubernetes-preserve-unknown-fields",
+                                                 "x-kubernetes-list-type",
+                                                 "x-kubernetes-list-map-keys",
+                                                 "x-kubernetes-validations",
                                                  "additionalProperties"};
   return keywords;
 }
@@ -198,6 +201,9 @@ void Check(const Json& schema, const Json& value, const std::string& path, bool 
       if (root && key == "metadata") continue;  // ObjectMeta is the API server's business.
       if (props.contains(key)) {
         Check(props[key], sub, sub_path, false, errors);
+      } else if (schema.contains("additionalProperties") &&
+                 schema["additionalProperties"].is_object()) {
+        Check(schema["additionalProperties"], sub, sub_path, false, errors);  // A map.
       } else if (!preserve) {
         errors->push_back(sub_path + ": unknown field (the API server would prune it)");
       }

@@ -491,7 +491,8 @@ TEST_CASE("gang scheduling unavailable: a clear condition, pods created without 
   h.client.SetServed(kube::resources::PodGroups(), false);
   h.Create(JobJson("g", Json::array({TaskJson("w", "none", 2)}),
                    {{"schedulingPolicy", Json::object()}}));
-  h.Reconcile("g");
+  JobResult r = h.Reconcile("g");
+  CHECK(r.requeue_after == absl::Seconds(30));  // Looks again for Volcano on a timer.
   JobStatus st = h.Status("g");
   CHECK(CondStatus(st, "GangSchedulingUnavailable") == "True");
   CHECK(CondReason(st, "GangSchedulingUnavailable") == "PodGroupNotServed");

@@ -1,0 +1,178 @@
+// The DistributedJob controller (globalmanager/controllers) on a FakeKubeClient with real informers
+// and the kube::Controller runner: Sedna labels and env on pods, unparsable objects, the edge
+// placement hook, and forgetting deleted jobs.
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "common/job/distributed_job.h"
+#include "common/kube/shared_informer_factory.h"
+#include "globalmanager/controllers/distributed_job_controller.h"
+#include "tests/common/job/job_harness.h"
+#include "tests/fakes/eventually.h"
+#include "tests/fakes/fake_kube_client.h"
+
+namespace nereid::gm {
+namespace {
+
+using fakes::Eventually;
+using kube::Json;
+using job::testing::JobJson;
+using job::testing::TaskJson;
+
+class RecordingSink final : public JobPlacementSink {
+ public:
+  void PodsPlaced(const job::JobIdentity& job, const std::vector<PlacedTaskPod>& pods) override {
+    absl::MutexLock lock(&mu_);
+    placed_[job.Key()] = pods;
+  }
+  void JobRemoved(const std::string& kind, const std::string& key) override {
+    absl::MutexLock lock(&mu_);
+    placed_.erase(key);
+    removed_.push_back(kind + " " + key);
+  }
+  std::map<std::string, std::vector<PlacedTaskPod>> Placed() {
+    absl::MutexLock lock(&mu_);
+    return placed_;
+  }
+  std::vector<std::string> Removed() {
+    absl::MutexLock lock(&mu_);
+    return removed_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<std::string, std::vector<PlacedTaskPod>> placed_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> removed_ ABSL_GUARDED_BY(mu_);
+};
+
+class Fixture {
+ public:
+  Fixture() : factory_(&client) {
+    jobs_ = factory_.Informer(job::DistributedJobs());
+    pods_ = factory_.Informer(kube::resources::Pods());
+    services_ = factory_.Informer(kube::resources::Services());
+    children_ = std::make_unique<job::CacheChildLister>(pods_->GetLister(), services_->GetLister());
+    DistributedJobControllerDeps deps;
+    deps.client = &client;
+    deps.jobs = jobs_->GetLister();
+    deps.children = children_.get();
+    deps.expectations = &expectations;
+    deps.gang = &gang;
+    deps.clock = Clock::Real();
+    deps.placement = &sink;
+    reconciler_ = std::make_unique<DistributedJobController>(std::move(deps));
+    controller_ = std::make_unique<kube::Controller>("distributedjob", reconciler_.get());
+    RegisterDistributedJobHandlers(controller_.get(), jobs_, pods_, services_, &expectations);
+    factory_.Start();
+    REQUIRE(controller_->Start({jobs_, pods_, services_}).ok());
+  }
+  ~Fixture() {
+    controller_->Stop();
+    factory_.Stop();
+  }
+
+  std::map<std::string, Json> Pods() {
+    std::map<std::string, Json> out;
+    for (Json& pod : client.Objects(kube::resources::Pods())) {
+      std::string name = kube::Name(pod);
+      out[name] = std::move(pod);
+    }
+    return out;
+  }
+  int64_t Reconciles() const { return controller_->GetStats().reconciles; }
+  job::JobStatus Status(const std::string& name) {
+    auto obj = client.Get(job::DistributedJobs(), "ns", name);
+    if (!obj.ok()) return {};
+    api::FieldReader reader;
+    return job::ReadJobStatus(obj->value("status", Json::object()), "status", &reader);
+  }
+
+  fakes::FakeKubeClient client{Clock::Real()};
+  job::Expectations expectations{Clock::Real()};
+  job::GangAvailability gang{&client, Clock::Real()};
+  RecordingSink sink;
+
+ private:
+  kube::SharedInformerFactory factory_;
+  kube::SharedInformer* jobs_ = nullptr;
+  kube::SharedInformer* pods_ = nullptr;
+  kube::SharedInformer* services_ = nullptr;
+  std::unique_ptr<job::CacheChildLister> children_;
+  std::unique_ptr<DistributedJobController> reconciler_;
+  std::unique_ptr<kube::Controller> controller_;
+};
+
+std::string Env(const Json& pod, const std::string& name) {
+  for (const Json& e : pod["spec"]["containers"][0]["env"]) {
+    if (e["name"] == name) return e["value"];
+  }
+  return "<unset>";
+}
+
+TEST_CASE("controller: Sedna labels and env, placement reported, deleted jobs forgotten") {
+  Fixture f;
+  Json job = JobJson("dj", Json::array({TaskJson("learner", "learner", 1),
+                                        TaskJson("collector", "collector", 2)}));
+  job["spec"]["tasks"][1]["template"]["spec"]["nodeName"] = "edge-0";
+  auto created = f.client.Create(job::DistributedJobs(), "ns", job);
+  REQUIRE(created.ok());
+  REQUIRE(Eventually([&] { return f.Pods().size() == 3; }));
+  Json pod = f.Pods()["dj-collector-0"];
+  CHECK(pod["metadata"]["labels"]["distributedjob.sedna.io/name"] == "dj");
+  CHECK(pod["metadata"]["labels"]["distributedjob.sedna.io/uid"] == kube::Uid(*created));
+  CHECK(pod["metadata"]["labels"]["distributedjob.sedna.io/worker-type"] == "collector");
+  CHECK(Env(pod, "NAMESPACE") == "ns");
+  CHECK(Env(pod, "JOB_NAME") == "dj");
+  CHECK(Env(pod, "WORKER_NAME") == "dj-collector-0");
+  CHECK(Env(pod, "LC_SERVER") == "http://localhost:9100");
+  CHECK(Env(pod, "NEREID_TASK_NAME") == "collector");
+  REQUIRE(Eventually([&] { return f.Status("dj").phase == "Pending"; }));
+
+  // The collectors are pinned to edge-0: the hook hears about exactly those.
+  REQUIRE(Eventually([&] {
+    auto placed = f.sink.Placed();
+    return placed.count("ns/dj") == 1 && placed["ns/dj"].size() == 2;
+  }));
+  PlacedTaskPod first = f.sink.Placed()["ns/dj"][0];
+  CHECK(first.node == "edge-0");
+  CHECK(first.task == "collector");
+  CHECK(first.task_type == "collector");
+
+  REQUIRE(f.client.Delete(job::DistributedJobs(), "ns", "dj").ok());
+  REQUIRE(Eventually([&] { return !f.sink.Removed().empty(); }));
+  CHECK(f.sink.Removed()[0] == "DistributedJob ns/dj");
+  CHECK(f.expectations.Pending("ns/dj") == std::pair<int, int>{0, 0});
+}
+
+TEST_CASE("controller: an object that does not parse fails with InvalidSpec, once") {
+  Fixture f;
+  Json job = JobJson("bad", Json::array({TaskJson("w", "none", 1)}));
+  job["spec"]["tasks"][0]["replicas"] = "three";
+  job["spec"]["runPolicy"] = {{"cleanPodPolicy", "Sometimes"}};
+  REQUIRE(f.client.Create(job::DistributedJobs(), "ns", job).ok());
+  REQUIRE(Eventually([&] { return f.Status("bad").IsFailed(); }));
+  job::JobStatus st = f.Status("bad");
+  const job::JobCondition* failed = st.FindCondition("Failed");
+  REQUIRE(failed != nullptr);
+  CHECK(failed->reason == "InvalidSpec");
+  CHECK(failed->message.find("spec.tasks[0].replicas") != std::string::npos);
+  CHECK(failed->message.find("spec.runPolicy.cleanPodPolicy") != std::string::npos);
+  CHECK(st.phase == "Failed");
+  CHECK(f.Pods().empty());
+  // Not rewritten on later passes.
+  int patches = f.client.CountActions(fakes::Verb::kPatch, "distributedjobs.sedna.io");
+  int64_t reconciles = f.Reconciles();
+  REQUIRE(f.client.Patch(job::DistributedJobs(), "ns", "bad", kube::PatchType::kMerge,
+                         {{"metadata", {{"labels", {{"touch", "1"}}}}}})
+              .ok());
+  REQUIRE(Eventually([&] { return f.Reconciles() > reconciles; }));  // It looked again...
+  CHECK(f.client.CountActions(fakes::Verb::kPatch, "distributedjobs.sedna.io") ==
+        patches + 1);  // ...and wrote nothing (the +1 is the label patch above).
+}
+
+}  // namespace
+}  // namespace nereid::gm
