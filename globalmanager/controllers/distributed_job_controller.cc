@@ -154,4 +154,50 @@ void RegisterDistributedJobHandlers(kube::Controller* controller, kube::SharedIn
   services->AddEventHandler(job::ObservingOwnerHandler(controller, kind, expectations));
 }
 
+namespace {
+
+kube::InformerOptions Scoped(const std::string& ns) {
+  kube::InformerOptions options;
+  options.ns = ns;
+  return options;
+}
+
+}  // namespace
+
+DistributedJobRunner::DistributedJobRunner(kube::KubeClient* client,
+                                           kube::SharedInformerFactory* factory,
+                                           kube::EventRecorder* recorder, Clock* clock,
+                                           Options options)
+    : jobs_(factory->Informer(job::DistributedJobs(), Scoped(options.ns))),
+      pods_(factory->Informer(kube::resources::Pods(), Scoped(options.ns))),
+      services_(factory->Informer(kube::resources::Services(), Scoped(options.ns))),
+      children_(pods_->GetLister(), services_->GetLister()),
+      expectations_(clock),
+      gang_(client, clock) {
+  DistributedJobControllerDeps deps;
+  deps.client = client;
+  deps.jobs = jobs_->GetLister();
+  deps.children = &children_;
+  deps.expectations = &expectations_;
+  deps.gang = &gang_;
+  deps.recorder = recorder;
+  deps.clock = clock;
+  deps.placement = options.placement;
+  deps.lc_server = options.lc_server;
+  deps.options = options.reconcile;
+  reconciler_ = std::make_unique<DistributedJobController>(std::move(deps));
+  kube::ControllerOptions controller_options;
+  controller_options.workers = options.workers;
+  controller_options.clock = clock;
+  controller_ = std::make_unique<kube::Controller>("distributedjob", reconciler_.get(),
+                                                   std::move(controller_options));
+  RegisterDistributedJobHandlers(controller_.get(), jobs_, pods_, services_, &expectations_);
+}
+
+DistributedJobRunner::~DistributedJobRunner() { Stop(); }
+
+absl::Status DistributedJobRunner::Start() { return controller_->Start(informers()); }
+
+void DistributedJobRunner::Stop() { controller_->Stop(); }
+
 }  // namespace nereid::gm

@@ -7,19 +7,11 @@
 // task type as worker type) and Sedna's worker env (NAMESPACE, JOB_NAME, WORKER_NAME = pod name,
 // LC_SERVER), so Sedna SDK workers can report to their node's LocalController.
 //
-// Wiring (the GM daemon):
-//   auto* jobs = factory.Informer(job::DistributedJobs());
-//   auto* pods = factory.Informer(kube::resources::Pods());
-//   auto* svcs = factory.Informer(kube::resources::Services());
-//   job::CacheChildLister children(pods->GetLister(), svcs->GetLister());
-//   job::Expectations expectations(clock);
-//   job::GangAvailability gang(client, clock);
-//   DistributedJobController reconciler({client, jobs->GetLister(), &children, &expectations,
-//                                        &gang, recorder, clock, /*placement=*/hub_sink});
-//   kube::Controller controller("distributedjob", &reconciler, {.clock = clock});
-//   RegisterDistributedJobHandlers(&controller, jobs, pods, svcs, &expectations);
-//   controller.Start({jobs, pods, svcs});
+// Wiring (the GM daemon): DistributedJobRunner below builds and owns all of it; by hand it is
+//   jobs/pods/services informers → job::CacheChildLister, job::Expectations, job::GangAvailability
+//   → DistributedJobController → kube::Controller + RegisterDistributedJobHandlers → Start.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +25,7 @@
 #include "common/kube/event_recorder.h"
 #include "common/kube/lister.h"
 #include "common/kube/shared_informer.h"
+#include "common/kube/shared_informer_factory.h"
 #include "common/time/clock.h"
 
 namespace nereid::gm {
@@ -92,5 +85,41 @@ class DistributedJobController final : public kube::Reconciler {
 void RegisterDistributedJobHandlers(kube::Controller* controller, kube::SharedInformer* jobs,
                                     kube::SharedInformer* pods, kube::SharedInformer* services,
                                     job::Expectations* expectations);
+
+// The whole DistributedJob controller built from the daemon's shared pieces (informers come from
+// `factory`, so pods/Services informers are shared with other controllers):
+//   DistributedJobRunner runner(client, &factory, recorder, clock, {.ns = ns});
+//   factory.Start();  RETURN_IF_ERROR(runner.Start());  ...  runner.Stop();
+class DistributedJobRunner {
+ public:
+  struct Options {
+    std::string ns;  // "" = all namespaces.
+    int workers = 2;
+    std::string lc_server = "http://localhost:9100";
+    JobPlacementSink* placement = nullptr;
+    job::JobReconcilerOptions reconcile;
+  };
+
+  DistributedJobRunner(kube::KubeClient* client, kube::SharedInformerFactory* factory,
+                       kube::EventRecorder* recorder, Clock* clock, Options options);
+  ~DistributedJobRunner();
+
+  std::vector<kube::SharedInformer*> informers() const { return {jobs_, pods_, services_}; }
+  // Waits for the informers to sync (the factory must be started), then starts the workers.
+  absl::Status Start();
+  void Stop();
+  kube::Controller::Stats GetStats() const { return controller_->GetStats(); }
+  job::Expectations* expectations() { return &expectations_; }
+
+ private:
+  kube::SharedInformer* jobs_;
+  kube::SharedInformer* pods_;
+  kube::SharedInformer* services_;
+  job::CacheChildLister children_;
+  job::Expectations expectations_;
+  job::GangAvailability gang_;
+  std::unique_ptr<DistributedJobController> reconciler_;
+  std::unique_ptr<kube::Controller> controller_;
+};
 
 }  // namespace nereid::gm

@@ -49,29 +49,21 @@ class RecordingSink final : public JobPlacementSink {
   std::vector<std::string> removed_ ABSL_GUARDED_BY(mu_);
 };
 
+// The controller as the GM daemon runs it: DistributedJobRunner on a shared informer factory.
 class Fixture {
  public:
   Fixture() : factory_(&client) {
-    jobs_ = factory_.Informer(job::DistributedJobs());
-    pods_ = factory_.Informer(kube::resources::Pods());
-    services_ = factory_.Informer(kube::resources::Services());
-    children_ = std::make_unique<job::CacheChildLister>(pods_->GetLister(), services_->GetLister());
-    DistributedJobControllerDeps deps;
-    deps.client = &client;
-    deps.jobs = jobs_->GetLister();
-    deps.children = children_.get();
-    deps.expectations = &expectations;
-    deps.gang = &gang;
-    deps.clock = Clock::Real();
-    deps.placement = &sink;
-    reconciler_ = std::make_unique<DistributedJobController>(std::move(deps));
-    controller_ = std::make_unique<kube::Controller>("distributedjob", reconciler_.get());
-    RegisterDistributedJobHandlers(controller_.get(), jobs_, pods_, services_, &expectations);
+    DistributedJobRunner::Options options;
+    options.ns = "ns";
+    options.workers = 2;
+    options.placement = &sink;
+    runner_ = std::make_unique<DistributedJobRunner>(&client, &factory_, nullptr, Clock::Real(),
+                                                     options);
     factory_.Start();
-    REQUIRE(controller_->Start({jobs_, pods_, services_}).ok());
+    REQUIRE(runner_->Start().ok());
   }
   ~Fixture() {
-    controller_->Stop();
+    runner_->Stop();
     factory_.Stop();
   }
 
@@ -83,7 +75,8 @@ class Fixture {
     }
     return out;
   }
-  int64_t Reconciles() const { return controller_->GetStats().reconciles; }
+  int64_t Reconciles() const { return runner_->GetStats().reconciles; }
+  job::Expectations& expectations() { return *runner_->expectations(); }
   job::JobStatus Status(const std::string& name) {
     auto obj = client.Get(job::DistributedJobs(), "ns", name);
     if (!obj.ok()) return {};
@@ -92,18 +85,11 @@ class Fixture {
   }
 
   fakes::FakeKubeClient client{Clock::Real()};
-  job::Expectations expectations{Clock::Real()};
-  job::GangAvailability gang{&client, Clock::Real()};
   RecordingSink sink;
 
  private:
   kube::SharedInformerFactory factory_;
-  kube::SharedInformer* jobs_ = nullptr;
-  kube::SharedInformer* pods_ = nullptr;
-  kube::SharedInformer* services_ = nullptr;
-  std::unique_ptr<job::CacheChildLister> children_;
-  std::unique_ptr<DistributedJobController> reconciler_;
-  std::unique_ptr<kube::Controller> controller_;
+  std::unique_ptr<DistributedJobRunner> runner_;
 };
 
 std::string Env(const Json& pod, const std::string& name) {
@@ -145,7 +131,7 @@ TEST_CASE("controller: Sedna labels and env, placement reported, deleted jobs fo
   REQUIRE(f.client.Delete(job::DistributedJobs(), "ns", "dj").ok());
   REQUIRE(Eventually([&] { return !f.sink.Removed().empty(); }));
   CHECK(f.sink.Removed()[0] == "DistributedJob ns/dj");
-  CHECK(f.expectations.Pending("ns/dj") == std::pair<int, int>{0, 0});
+  CHECK(f.expectations().Pending("ns/dj") == std::pair<int, int>{0, 0});
 }
 
 TEST_CASE("controller: an object that does not parse fails with InvalidSpec, once") {
