@@ -321,7 +321,8 @@ TEST_CASE("TO row 16: ttlSecondsAfterFinished deletes the job on a timer") {
 
 TEST_CASE("TO rows 25/27: suspend at creation, suspend a running job, resume restarts the clock") {
   Harness h;
-  h.Create(DiJob("dj", {{"suspend", true}, {"activeDeadlineSeconds", 100}}));
+  // TO row 4: cleanPodPolicy None does not keep pods of a suspended job.
+  h.Create(DiJob("dj", {{"suspend", true}, {"activeDeadlineSeconds", 100}, {"cleanPodPolicy", "None"}}));
   JobResult r = h.Reconcile("dj");
   JobStatus st = h.Status("dj");
   CHECK(h.Pods().empty());
@@ -390,6 +391,32 @@ TEST_CASE("TO row 19, DIO row 37, VC row 48: scale up and down by editing replic
   h.EditSpec("sc", [](Json& spec) { spec["tasks"][0]["replicas"] = 2; });
   h.Reconcile("sc");
   CHECK(h.Pods().size() == 2);
+}
+
+TEST_CASE("VC row 47: a custom success rule (min success 3) finishes the job early") {
+  Harness h;
+  h.customize = [](JobRequest& r) {
+    r.success_rule = [](const JobSpec&, const std::map<std::string, ReplicaStatus>& counts) {
+      int32_t succeeded = 0;
+      for (const auto& [task, rs] : counts) succeeded += rs.succeeded;
+      return succeeded >= 3;
+    };
+  };
+  h.Create(JobJson("ms", Json::array({TaskJson("short", "none", 3), TaskJson("long", "none", 2)}),
+                   {{"cleanPodPolicy", "Running"}}));
+  h.Reconcile("ms");
+  h.SetAllPhases("Running");
+  h.SetPhase("ms-short-0", "Succeeded");
+  h.SetPhase("ms-short-1", "Succeeded");
+  h.Reconcile("ms");
+  CHECK_FALSE(h.Status("ms").IsFinished());
+  h.SetPhase("ms-short-2", "Succeeded");
+  h.Reconcile("ms");
+  JobStatus st = h.Status("ms");
+  CHECK(CondStatus(st, "Succeeded") == "True");
+  CheckTerminalInvariant(st);
+  CHECK(h.PodNames() == std::vector<std::string>{"ms-short-0", "ms-short-1", "ms-short-2"});
+  CHECK(st.task_summary == "short 3/3, long 2/2");  // The long ones were running at the end.
 }
 
 TEST_CASE("DIO rows 32/33: a pod deleted from outside is recreated and not counted as a restart") {
