@@ -168,11 +168,15 @@ std::optional<absl::Duration> RetryAfter(const absl::Status& status) {
 
 int HttpCodeFor(const absl::Status& status) {
   std::string reason = Reason(status);
-  if (reason == "Gone") return 410;
-  if (reason == "Expired") return 410;
+  if (reason == "Gone" || reason == "Expired") return 410;
   if (reason == "Conflict" || reason == "AlreadyExists") return 409;
   if (reason == "Invalid") return 422;
   if (reason == "BadRequest") return 400;
+  if (reason == "MethodNotAllowed") return 405;
+  if (reason == "NotAcceptable") return 406;
+  if (reason == "UnsupportedMediaType") return 415;
+  if (reason == "Timeout") return 504;
+  if (reason == "InternalError") return 500;
   switch (status.code()) {
     case absl::StatusCode::kOk: return 200;
     case absl::StatusCode::kNotFound: return 404;

@@ -31,7 +31,7 @@ void Reply(httplib::Response& res, int code, const Json& body) {
 }
 
 void ReplyError(httplib::Response& res, const absl::Status& status) {
-  Reply(res, HttpCode(status), ErrorJson(status));
+  Reply(res, kube::HttpCodeFor(status), ErrorJson(status));
 }
 
 void AddWarnings(httplib::Response& res, const std::vector<std::string>& warnings) {

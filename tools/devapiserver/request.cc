@@ -21,21 +21,9 @@ absl::Status NotFoundPath() {
   return kube::MakeError("NotFound", "the server could not find the requested resource");
 }
 
-// errors.h maps these reasons to 405; the HTTP codes upstream uses are more specific.
-int HttpCode(const absl::Status& status) {
-  std::string reason = kube::Reason(status);
-  if (reason == "UnsupportedMediaType") return 415;
-  if (reason == "NotAcceptable") return 406;
-  if (reason == "MethodNotAllowed") return 405;
-  if (reason == "Timeout") return 504;
-  if (reason == "InternalError") return 500;
-  return kube::HttpCodeFor(status);
-}
-
 Json ErrorJson(const absl::Status& status) {
   Json doc = kube::StatusToJson(status);
-  doc["code"] = HttpCode(status);
-  // kubectl prints `The Widget "x" is invalid: ...` from details.kind/name (InvalidError
+    // kubectl prints `The Widget "x" is invalid: ...` from details.kind/name (InvalidError
   // messages start with `<Kind>[.<group>] "<name>" is invalid`).
   if (kube::Reason(status) == "Invalid") {
     static const std::regex kHead("^([^ \"]+) \"([^\"]*)\" is invalid");

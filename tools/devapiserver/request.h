@@ -33,8 +33,6 @@ absl::StatusOr<Target> ParseTarget(const std::vector<std::string>& parts);
 absl::Status BadRequest(std::string_view message);
 // 404 "the server could not find the requested resource".
 absl::Status NotFoundPath();
-// The HTTP code for `status` (errors.h's mapping plus 415/406/504/500 by reason).
-int HttpCode(const absl::Status& status);
 // The metav1.Status body for `status`, with details.kind/name for Invalid errors.
 Json ErrorJson(const absl::Status& status);
 

@@ -60,3 +60,17 @@ TEST_CASE("errors built locally serialize to the Status the API server would sen
 
 }  // namespace
 }  // namespace nereid::kube
+
+namespace nereid::kube {
+namespace {
+
+TEST_CASE("reasons with their own HTTP codes") {
+  CHECK(HttpCodeFor(MakeError("UnsupportedMediaType", "x")) == 415);
+  CHECK(HttpCodeFor(MakeError("NotAcceptable", "x")) == 406);
+  CHECK(HttpCodeFor(MakeError("MethodNotAllowed", "x")) == 405);
+  CHECK(HttpCodeFor(MakeError("Timeout", "x")) == 504);
+  CHECK(StatusToJson(MakeError("UnsupportedMediaType", "x"))["code"] == 415);
+}
+
+}  // namespace
+}  // namespace nereid::kube
