@@ -57,8 +57,8 @@ class Expectations {
   struct Entry {
     int adds = 0;
     std::set<std::string> deletes;  // uids
-    std::string status_rv;  // "" when no status write is outstanding.
-    absl::Time timestamp;   // When it was last raised.
+    std::string status_rv;          // "" when no status write is outstanding.
+    absl::Time timestamp;           // When it was last raised.
   };
 
   Entry& Raise(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -136,7 +136,7 @@ class JobReconciler::Pass {
 
   std::vector<ObjectPtr> pods_;
   std::vector<ObjectPtr> services_;
-  std::set<std::string> deleted_;   // Pods deleted in this pass (names).
+  std::set<std::string> deleted_;     // Pods deleted in this pass (names).
   std::vector<std::string> created_;  // Pods created in this pass: (task) for the histogram.
   std::map<std::string, int32_t> new_recreates_;
   bool finished_now_ = false;  // The job became Succeeded/Failed in this pass.
@@ -185,8 +185,10 @@ absl::StatusOr<JobResult> JobReconciler::Pass::Run() {
     const auto& ads = spec_.run_policy.active_deadline_seconds;
     if (ads.has_value() && now_exact_ >= *st_.start_time + absl::Seconds(*ads)) {
       FailJob(reasons::kDeadlineExceeded,
-              absl::StrCat(id_.kind, " ", key_, " has failed because it was active longer than its "
-                           "activeDeadlineSeconds (", *ads, "s)."));
+              absl::StrCat(id_.kind, " ", key_,
+                           " has failed because it was active longer than its "
+                           "activeDeadlineSeconds (",
+                           *ads, "s)."));
     }
   }
   if (!st_.IsFinished()) SyncTasks();
@@ -269,7 +271,8 @@ void JobReconciler::Pass::CreatePod(const Task& task, int index, bool gang) {
       why = absl::StrCat("a pod named ", name,
                          " already exists and is not owned by this job (or not yet in the cache)");
     }
-    Event(EventType::kWarning, "FailedCreatePod", absl::StrCat("Error creating pod ", name, ": ", why));
+    Event(EventType::kWarning, "FailedCreatePod",
+          absl::StrCat("Error creating pod ", name, ": ", why));
     NoteError(created.status());
     return;
   }
@@ -283,8 +286,8 @@ void JobReconciler::Pass::EnsureService() {
     if (kube::Name(*svc) == name) return;
   }
   r_->expectations_->ExpectCreations(key_, 1);
-  absl::StatusOr<Json> created = r_->client_->Create(
-      kube::resources::Services(), id_.ns, BuildService(id_, spec_, req_.labels));
+  absl::StatusOr<Json> created = r_->client_->Create(kube::resources::Services(), id_.ns,
+                                                     BuildService(id_, spec_, req_.labels));
   if (!created.ok()) {
     r_->expectations_->CreationObserved(key_);
     Event(EventType::kWarning, "FailedCreateService",
@@ -434,34 +437,40 @@ void JobReconciler::Pass::SyncTasks() {
 
   // Restarts so far: recreated pods plus the container restarts of the current ones.
   std::map<std::string, int32_t> container_restarts;
-  for (const auto& [slot, list] : slots) container_restarts[slot.first] += ContainerRestarts(*list.front());
+  for (const auto& [slot, list] : slots)
+    container_restarts[slot.first] += ContainerRestarts(*list.front());
   int64_t restarts_so_far = 0;
   for (const Task& task : spec_.tasks) {
     const ReplicaStatus old = st_.replica_statuses.count(task.name) > 0
                                   ? st_.replica_statuses.at(task.name)
                                   : ReplicaStatus{};
-    restarts_so_far += std::max<int64_t>(old.restarts, old.recreated + container_restarts[task.name]);
+    restarts_so_far +=
+        std::max<int64_t>(old.restarts, old.recreated + container_restarts[task.name]);
   }
   const int32_t limit = spec_.run_policy.BackoffLimit();
 
   if (permanent.has_value()) {
-    FailJob(reasons::kTaskFailed,
-            absl::StrCat(id_.kind, " ", key_, " has failed because task \"", permanent->task,
-                         "\" replica ", permanent->index, " failed with restartPolicy ",
-                         ToAbsl(RestartPolicyName(spec_.FindTask(permanent->task)->EffectiveRestartPolicy())),
-                         ": ", permanent->failure.Describe(), "."));
+    FailJob(
+        reasons::kTaskFailed,
+        absl::StrCat(
+            id_.kind, " ", key_, " has failed because task \"", permanent->task, "\" replica ",
+            permanent->index, " failed with restartPolicy ",
+            ToAbsl(RestartPolicyName(spec_.FindTask(permanent->task)->EffectiveRestartPolicy())),
+            ": ", permanent->failure.Describe(), "."));
     return;
   }
   if (restarts_so_far + static_cast<int64_t>(retries.size()) > limit) {
-    std::string what = retries.empty()
-                           ? std::string("containers restarted ") + std::to_string(restarts_so_far) + " times"
-                           : absl::StrCat("task \"", retries.front().task, "\" replica ",
-                                          retries.front().index, " failed (",
-                                          retries.front().failure.Describe(), ") after ",
-                                          restarts_so_far, " restarts");
+    std::string what =
+        retries.empty()
+            ? std::string("containers restarted ") + std::to_string(restarts_so_far) + " times"
+            : absl::StrCat("task \"", retries.front().task, "\" replica ", retries.front().index,
+                           " failed (", retries.front().failure.Describe(), ") after ",
+                           restarts_so_far, " restarts");
     FailJob(reasons::kBackoffLimitExceeded,
-            absl::StrCat(id_.kind, " ", key_, " has failed because it has reached the specified "
-                         "backoff limit (", limit, " restarts): ", what, "."));
+            absl::StrCat(id_.kind, " ", key_,
+                         " has failed because it has reached the specified "
+                         "backoff limit (",
+                         limit, " restarts): ", what, "."));
     return;
   }
 
@@ -559,8 +568,8 @@ void JobReconciler::Pass::ComputeCounts() {
     container_restarts[task_name] += ContainerRestarts(*pod);
   }
   for (auto& [task, rs] : counts) {
-    ReplicaStatus old = st_.replica_statuses.count(task) > 0 ? st_.replica_statuses.at(task)
-                                                             : ReplicaStatus{};
+    ReplicaStatus old =
+        st_.replica_statuses.count(task) > 0 ? st_.replica_statuses.at(task) : ReplicaStatus{};
     auto added = new_recreates_.find(task);
     rs.recreated = old.recreated + (added == new_recreates_.end() ? 0 : added->second);
     rs.restarts = std::max(old.restarts, rs.recreated + container_restarts[task]);
@@ -578,8 +587,8 @@ void JobReconciler::Pass::CleanupFinished() {
   }
   for (const ObjectPtr& pod : pods_) {
     std::string phase = PodPhase(*pod);
-    bool remove = policy == CleanPodPolicy::kAll ||
-                  (policy == CleanPodPolicy::kRunning && (phase == "Running" || phase == "Pending"));
+    bool remove = policy == CleanPodPolicy::kAll || (policy == CleanPodPolicy::kRunning &&
+                                                     (phase == "Running" || phase == "Pending"));
     if (remove) NoteError(DeletePod(*pod));
   }
   if (policy != CleanPodPolicy::kNone) {
@@ -634,8 +643,8 @@ absl::StatusOr<JobResult> JobReconciler::Pass::Finish() {
     auto it = st_.replica_statuses.find(task.name);
     ReplicaStatus rs = it == st_.replica_statuses.end() ? ReplicaStatus{} : it->second;
     restarts += rs.restarts;
-    absl::StrAppend(&summary, summary.empty() ? "" : ", ", task.name, " ",
-                    rs.active + rs.succeeded, "/", task.Replicas());
+    absl::StrAppend(&summary, summary.empty() ? "" : ", ", task.name, " ", rs.active + rs.succeeded,
+                    "/", task.Replicas());
   }
   st_.restarts = static_cast<int32_t>(std::min<int64_t>(restarts, 1 << 30));
   st_.task_summary = summary;
@@ -684,8 +693,9 @@ absl::Status WriteJobStatus(kube::KubeClient* client, const kube::Resource& reso
                             const Json& object, const Json& status_json,
                             Expectations* expectations) {
   Json patch = Json::array({{{"op", "add"}, {"path", "/status"}, {"value", status_json}}});
-  ASSIGN_OR_RETURN(Json written, client->Patch(resource, kube::Namespace(object), kube::Name(object),
-                                               kube::PatchType::kJson, patch, "status"));
+  ASSIGN_OR_RETURN(Json written,
+                   client->Patch(resource, kube::Namespace(object), kube::Name(object),
+                                 kube::PatchType::kJson, patch, "status"));
   if (expectations != nullptr) {
     expectations->ExpectStatus(kube::Key(object), kube::ResourceVersion(written));
   }

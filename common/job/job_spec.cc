@@ -25,9 +25,9 @@ std::optional<E> ReadEnum(const Json& obj, std::string_view key, std::string_vie
   if (!text.has_value()) return std::nullopt;
   std::optional<E> value = parse(*text);
   if (!value.has_value()) {
-    reader->AddCause(JoinPath(parent, key), "FieldValueNotSupported",
-                     absl::StrCat("unsupported value \"", *text, "\": supported values are ",
-                                  ToAbsl(choices)));
+    reader->AddCause(
+        JoinPath(parent, key), "FieldValueNotSupported",
+        absl::StrCat("unsupported value \"", *text, "\": supported values are ", ToAbsl(choices)));
   }
   return value;
 }
@@ -210,9 +210,9 @@ std::vector<Task> ReadTasks(const Json& obj, std::string_view key, std::string_v
     task.replicas = ReadInt32(item, "replicas", item_path, reader);
     const Json* pod_template = reader->Object(item, "template", item_path);
     task.pod_template = pod_template == nullptr ? Json(nullptr) : *pod_template;
-    task.restart_policy = ReadEnum<RestartPolicy>(item, "restartPolicy", item_path, reader,
-                                                  &ParseRestartPolicy,
-                                                  "Always, OnFailure, Never, ExitCode");
+    task.restart_policy =
+        ReadEnum<RestartPolicy>(item, "restartPolicy", item_path, reader, &ParseRestartPolicy,
+                                "Always, OnFailure, Never, ExitCode");
     // DI-orchestrator: a typed task without a name is named after its type.
     if (task.name.empty() && task.type != TaskType::kNone) {
       task.name = std::string(TaskTypeName(task.type));

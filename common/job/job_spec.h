@@ -3,8 +3,8 @@
 // The desired state every job kind shares (kubeflow common's RunPolicy + DI-orchestrator's task
 // list): a RunPolicy and an ordered list of tasks, each with a type, replicas, a PodTemplateSpec
 // and a restart policy. JSON spellings are the CRD's (see deploy/crds/sedna.io_distributedjobs.yaml
-// and common/job/README.md). Parsing collects every type error with its field path (api::FieldReader);
-// semantic checks are in job_validation.h.
+// and common/job/README.md). Parsing collects every type error with its field path
+// (api::FieldReader); semantic checks are in job_validation.h.
 
 #include <cstdint>
 #include <optional>

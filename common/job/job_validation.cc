@@ -38,11 +38,12 @@ std::vector<kube::StatusCause> ValidateJobSpec(const JobSpec& spec, std::string_
   const std::string policy_path = JoinPath(spec_path, "runPolicy");
 
   if (!job_name.empty() && !IsDns1035Label(job_name)) {
-    AddInvalid("metadata.name",
-               absl::StrCat("the job name \"", ToAbsl(job_name),
-                            "\" also names its headless Service, so it must be a DNS-1035 label: "
-                            "at most 63 lower-case letters, digits and '-', starting with a letter"),
-               &causes);
+    AddInvalid(
+        "metadata.name",
+        absl::StrCat("the job name \"", ToAbsl(job_name),
+                     "\" also names its headless Service, so it must be a DNS-1035 label: "
+                     "at most 63 lower-case letters, digits and '-', starting with a letter"),
+        &causes);
   }
   if (spec.tasks.empty()) {
     AddRequired(tasks_path, "a job needs at least one task", &causes);
@@ -67,19 +68,19 @@ std::vector<kube::StatusCause> ValidateJobSpec(const JobSpec& spec, std::string_
     if (task.type != TaskType::kNone) {
       auto [it, inserted] = typed.emplace(task.type, i);
       if (!inserted) {
-        causes.push_back({std::string(api::cause_reasons::kDuplicate),
-                          absl::StrCat("at most one task may have type ",
-                                       ToAbsl(TaskTypeName(task.type)), " (", IndexPath(tasks_path, it->second),
-                                       " has it too)"),
-                          JoinPath(path, "type")});
+        causes.push_back(
+            {std::string(api::cause_reasons::kDuplicate),
+             absl::StrCat("at most one task may have type ", ToAbsl(TaskTypeName(task.type)), " (",
+                          IndexPath(tasks_path, it->second), " has it too)"),
+             JoinPath(path, "type")});
       }
     }
     if (task.replicas.has_value() && *task.replicas < 0) {
       AddInvalid(JoinPath(path, "replicas"), "replicas must be >= 0", &causes);
     }
-    api::ValidatePodTemplate(task.pod_template, JoinPath(path, "template"),
-                             absl::StrCat("task ", task.name.empty() ? std::to_string(i) : task.name),
-                             &causes);
+    api::ValidatePodTemplate(
+        task.pod_template, JoinPath(path, "template"),
+        absl::StrCat("task ", task.name.empty() ? std::to_string(i) : task.name), &causes);
     if (!task.name.empty() && IsDnsLabel(task.name) && !job_name.empty()) {
       std::string last_pod = PodName(job_name, task.name, std::max(task.Replicas() - 1, 0));
       if (!IsDnsLabel(last_pod)) {
@@ -95,8 +96,8 @@ std::vector<kube::StatusCause> ValidateJobSpec(const JobSpec& spec, std::string_
 
   const RunPolicy& rp = spec.run_policy;
   if (rp.active_deadline_seconds.has_value() && *rp.active_deadline_seconds < 1) {
-    AddInvalid(JoinPath(policy_path, "activeDeadlineSeconds"),
-               "activeDeadlineSeconds must be >= 1", &causes);
+    AddInvalid(JoinPath(policy_path, "activeDeadlineSeconds"), "activeDeadlineSeconds must be >= 1",
+               &causes);
   }
   if (rp.ttl_seconds_after_finished.has_value() && *rp.ttl_seconds_after_finished < 0) {
     AddInvalid(JoinPath(policy_path, "ttlSecondsAfterFinished"),

@@ -34,7 +34,8 @@ kube::ResourceEventHandlerFuncs ObservingOwnerHandler(kube::Controller* controll
     std::optional<std::string> new_key = OwnerKey(*new_obj, owner_kind);
     std::optional<std::string> old_key = OwnerKey(*old_obj, owner_kind);
     if (new_key.has_value()) {
-      if (kube::IsBeingDeleted(*new_obj)) expectations->DeletionObserved(*new_key, kube::Uid(*new_obj));
+      if (kube::IsBeingDeleted(*new_obj))
+        expectations->DeletionObserved(*new_key, kube::Uid(*new_obj));
       controller->Enqueue(*new_key);
     }
     if (old_key.has_value() && old_key != new_key) controller->Enqueue(*old_key);

@@ -135,10 +135,10 @@ BuiltPod BuildPod(const JobIdentity& job, const JobSpec& spec, const Task& task,
       policy == RestartPolicy::kExitCode ? "Never" : std::string(RestartPolicyName(policy));
   if (auto current = pod_spec.find("restartPolicy");
       current != pod_spec.end() && current->is_string() && *current != pod_policy) {
-    out.warnings.push_back(absl::StrCat("task \"", task.name, "\": the pod template's restartPolicy ",
-                                        current->get<std::string>(), " is replaced by ",
-                                        pod_policy, " (task restartPolicy ",
-                                        ToAbsl(RestartPolicyName(policy)), ")"));
+    out.warnings.push_back(
+        absl::StrCat("task \"", task.name, "\": the pod template's restartPolicy ",
+                     current->get<std::string>(), " is replaced by ", pod_policy,
+                     " (task restartPolicy ", ToAbsl(RestartPolicyName(policy)), ")"));
   }
   pod_spec["restartPolicy"] = pod_policy;
   pod_spec["hostname"] = pod_name;
@@ -146,12 +146,13 @@ BuiltPod BuildPod(const JobIdentity& job, const JobSpec& spec, const Task& task,
 
   if (options.gang) {
     auto scheduler = pod_spec.find("schedulerName");
-    if (scheduler == pod_spec.end() || !scheduler->is_string() || scheduler->get<std::string>().empty()) {
+    if (scheduler == pod_spec.end() || !scheduler->is_string() ||
+        scheduler->get<std::string>().empty()) {
       pod_spec["schedulerName"] = std::string(kVolcanoSchedulerName);
     } else if (*scheduler != kVolcanoSchedulerName) {
-      out.warnings.push_back(absl::StrCat(
-          "task \"", task.name, "\": schedulerName ", scheduler->get<std::string>(),
-          " is kept although gang scheduling needs ", ToAbsl(kVolcanoSchedulerName)));
+      out.warnings.push_back(
+          absl::StrCat("task \"", task.name, "\": schedulerName ", scheduler->get<std::string>(),
+                       " is kept although gang scheduling needs ", ToAbsl(kVolcanoSchedulerName)));
     }
     PutMap(&metadata, "annotations",
            {{std::string(kGroupNameAnnotation), job.name},
@@ -183,7 +184,9 @@ BuiltPod BuildPod(const JobIdentity& job, const JobSpec& spec, const Task& task,
   env.emplace_back(std::string(env_names::kHosts), absl::StrJoin(all_hosts, ","));
   InjectEnv(&pod_spec, env);
 
-  out.pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", std::move(metadata)},
+  out.pod = {{"apiVersion", "v1"},
+             {"kind", "Pod"},
+             {"metadata", std::move(metadata)},
              {"spec", std::move(pod_spec)}};
   return out;
 }
@@ -208,7 +211,8 @@ Json BuildService(const JobIdentity& job, const JobSpec& spec,
       auto cports = c.is_object() ? c.find("ports") : c.end();
       if (!c.is_object() || cports == c.end() || !cports->is_array()) continue;
       for (const Json& p : *cports) {
-        if (!p.is_object() || !p.contains("containerPort") || !p["containerPort"].is_number_integer()) {
+        if (!p.is_object() || !p.contains("containerPort") ||
+            !p["containerPort"].is_number_integer()) {
           continue;
         }
         int64_t number = p["containerPort"].get<int64_t>();
@@ -219,8 +223,8 @@ Json BuildService(const JobIdentity& job, const JobSpec& spec,
           name = absl::StrCat(absl::AsciiStrToLower(protocol), "-", number);
         }
         names.insert(name);
-        ports.push_back({{"name", name}, {"port", number}, {"targetPort", number},
-                         {"protocol", protocol}});
+        ports.push_back(
+            {{"name", name}, {"port", number}, {"targetPort", number}, {"protocol", protocol}});
       }
     }
   }
@@ -228,7 +232,9 @@ Json BuildService(const JobIdentity& job, const JobSpec& spec,
                    {"selector", JobSelectorLabels(job)},
                    {"publishNotReadyAddresses", true}};
   if (!ports.empty()) svc_spec["ports"] = std::move(ports);
-  return {{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", std::move(metadata)},
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", std::move(metadata)},
           {"spec", std::move(svc_spec)}};
 }
 

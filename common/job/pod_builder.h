@@ -24,7 +24,8 @@
 //   NEREID_<TASK>_REPLICAS, NEREID_<TASK>_HOSTS   for every task: its replicas and the
 //                      comma-separated "<pod>.<svc>.<ns>.svc" of its pods by index
 //   NEREID_HOSTS       every pod's host, in rank order
-// <TASK> is the task name upper-cased with '-' → '_' (task "collector-a" → NEREID_COLLECTOR_A_HOSTS).
+// <TASK> is the task name upper-cased with '-' → '_' (task "collector-a" →
+// NEREID_COLLECTOR_A_HOSTS).
 
 #include <map>
 #include <string>

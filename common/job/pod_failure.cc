@@ -71,8 +71,8 @@ PodFailure ClassifyFailedPod(const Json& pod, RestartPolicy policy) {
       failure.retryable = false;
       break;
     case RestartPolicy::kExitCode:
-      failure.retryable = !failure.exit_code.has_value() || *failure.exit_code >= 128 ||
-                          *failure.exit_code < 0;
+      failure.retryable =
+          !failure.exit_code.has_value() || *failure.exit_code >= 128 || *failure.exit_code < 0;
       break;
   }
   return failure;
@@ -86,7 +86,8 @@ int32_t ContainerRestarts(const Json& pod) {
     for (const Json& s : *statuses) {
       if (!s.is_object()) continue;
       auto n = s.find("restartCount");
-      if (n != s.end() && n->is_number_integer() && n->get<int64_t>() > 0) total += n->get<int64_t>();
+      if (n != s.end() && n->is_number_integer() && n->get<int64_t>() > 0)
+        total += n->get<int64_t>();
     }
   }
   return static_cast<int32_t>(std::min<int64_t>(total, 1 << 30));

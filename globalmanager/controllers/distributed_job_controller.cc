@@ -38,8 +38,10 @@ void AddSednaEnv(Json* pod, const job::JobIdentity& id, const std::string& lc_se
     if (!list.is_array()) list = Json::array();
     for (const auto& [name, value] : env) {
       bool present = false;
-      for (const Json& e : list) present = present || (e.is_object() && e.value("name", "") == name);
-      if (!present && !value.empty()) list.push_back({{"name", std::string(name)}, {"value", value}});
+      for (const Json& e : list)
+        present = present || (e.is_object() && e.value("name", "") == name);
+      if (!present && !value.empty())
+        list.push_back({{"name", std::string(name)}, {"value", value}});
     }
   }
 }
@@ -115,8 +117,8 @@ absl::Status DistributedJobController::FailUnparsable(const Json& object,
   job::JobStatus status;
   job::SetCondition(&status, job::condition_types::kCreated, job::kTrue, job::reasons::kJobCreated,
                     absl::StrCat("DistributedJob ", kube::Key(object), " is created."), now);
-  job::SetCondition(&status, job::condition_types::kFailed, job::kTrue,
-                    job::reasons::kInvalidSpec, message, now);
+  job::SetCondition(&status, job::condition_types::kFailed, job::kTrue, job::reasons::kInvalidSpec,
+                    message, now);
   status.phase = std::string(job::PhaseOf(status));
   status.completion_time = now;
   status.last_reconcile_time = now;

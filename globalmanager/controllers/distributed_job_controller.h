@@ -56,12 +56,12 @@ class JobPlacementSink {
 struct DistributedJobControllerDeps {
   kube::KubeClient* client = nullptr;
   kube::Lister jobs{nullptr, kube::Resource{}};  // distributedjobs.sedna.io (required)
-  const job::ChildLister* children = nullptr;  // pods and Services
+  const job::ChildLister* children = nullptr;    // pods and Services
   job::Expectations* expectations = nullptr;
-  job::GangAvailability* gang = nullptr;       // null: gang scheduling reported unavailable
-  kube::EventRecorder* recorder = nullptr;     // null: no Events
+  job::GangAvailability* gang = nullptr;    // null: gang scheduling reported unavailable
+  kube::EventRecorder* recorder = nullptr;  // null: no Events
   Clock* clock = nullptr;
-  JobPlacementSink* placement = nullptr;       // null: no edge announcements
+  JobPlacementSink* placement = nullptr;            // null: no edge announcements
   std::string lc_server = "http://localhost:9100";  // LC_SERVER for Sedna SDK workers
   job::JobReconcilerOptions options;
 };

@@ -2,6 +2,8 @@
 // and the kube::Controller runner: Sedna labels and env on pods, unparsable objects, the edge
 // placement hook, and forgetting deleted jobs.
 
+#include "globalmanager/controllers/distributed_job_controller.h"
+
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
@@ -10,7 +12,6 @@
 #include "absl/synchronization/mutex.h"
 #include "common/job/distributed_job.h"
 #include "common/kube/shared_informer_factory.h"
-#include "globalmanager/controllers/distributed_job_controller.h"
 #include "tests/common/job/job_harness.h"
 #include "tests/fakes/eventually.h"
 #include "tests/fakes/fake_kube_client.h"
@@ -19,9 +20,9 @@ namespace nereid::gm {
 namespace {
 
 using fakes::Eventually;
-using kube::Json;
 using job::testing::JobJson;
 using job::testing::TaskJson;
+using kube::Json;
 
 class RecordingSink final : public JobPlacementSink {
  public:
@@ -57,8 +58,8 @@ class Fixture {
     options.ns = "ns";
     options.workers = 2;
     options.placement = &sink;
-    runner_ = std::make_unique<DistributedJobRunner>(&client, &factory_, nullptr, Clock::Real(),
-                                                     options);
+    runner_ =
+        std::make_unique<DistributedJobRunner>(&client, &factory_, nullptr, Clock::Real(), options);
     factory_.Start();
     REQUIRE(runner_->Start().ok());
   }
@@ -152,8 +153,9 @@ TEST_CASE("controller: an object that does not parse fails with InvalidSpec, onc
   // Not rewritten on later passes.
   int patches = f.client.CountActions(fakes::Verb::kPatch, "distributedjobs.sedna.io");
   int64_t reconciles = f.Reconciles();
-  REQUIRE(f.client.Patch(job::DistributedJobs(), "ns", "bad", kube::PatchType::kMerge,
-                         {{"metadata", {{"labels", {{"touch", "1"}}}}}})
+  REQUIRE(f.client
+              .Patch(job::DistributedJobs(), "ns", "bad", kube::PatchType::kMerge,
+                     {{"metadata", {{"labels", {{"touch", "1"}}}}}})
               .ok());
   REQUIRE(Eventually([&] { return f.Reconciles() > reconciles; }));  // It looked again...
   CHECK(f.client.CountActions(fakes::Verb::kPatch, "distributedjobs.sedna.io") ==

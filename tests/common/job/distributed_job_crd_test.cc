@@ -73,8 +73,8 @@ TEST_CASE("the DistributedJob schema is structural and holds everything the cont
   // A full status, as JobReconciler writes it, passes unpruned.
   JobStatus st;
   absl::Time t = absl::FromUnixSeconds(1700000000);
-  for (const char* type : {"Created", "Running", "Restarting", "Suspended",
-                           "GangSchedulingUnavailable", "Failed"}) {
+  for (const char* type :
+       {"Created", "Running", "Restarting", "Suspended", "GangSchedulingUnavailable", "Failed"}) {
     SetCondition(&st, type, kTrue, "Reason", "message", t);
   }
   st.phase = std::string(PhaseOf(st));

@@ -78,7 +78,8 @@ class Cluster {
     services_ = factory_->Informer(kube::resources::Services());
     children_ = std::make_unique<CacheChildLister>(pods_->GetLister(), services_->GetLister());
     expectations_ = std::make_unique<Expectations>(Clock::Real());
-    gang_ = std::make_unique<GangAvailability>(client_.get(), Clock::Real(), absl::Milliseconds(200));
+    gang_ =
+        std::make_unique<GangAvailability>(client_.get(), Clock::Real(), absl::Milliseconds(200));
     kube::EventRecorderOptions recorder_options;
     recorder_options.component = "nereid-gm";
     recorder_ = std::make_unique<kube::EventRecorder>(client_.get(), recorder_options);
@@ -111,8 +112,8 @@ class Cluster {
     std::vector<std::string> argv = {NEREID_KUBECTL, "--kubeconfig", dir_->File("kubeconfig"),
                                      "--cache-dir", dir_->File("kubectl-cache")};
     argv.insert(argv.end(), args.begin(), args.end());
-    auto r = nereid::testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_->path()}},
-                                         stdin_data);
+    auto r =
+        nereid::testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_->path()}}, stdin_data);
     REQUIRE(r.ok());
     return *r;
   }
@@ -201,11 +202,12 @@ class Cluster {
 
 Json Task(const std::string& name, const std::string& type, int replicas,
           const std::string& restart_policy = "") {
-  Json t = {{"name", name},
-            {"type", type},
-            {"replicas", replicas},
-            {"template",
-             {{"spec", {{"containers", Json::array({{{"name", "main"}, {"image", "busybox"}}})}}}}}};
+  Json t = {
+      {"name", name},
+      {"type", type},
+      {"replicas", replicas},
+      {"template",
+       {{"spec", {{"containers", Json::array({{{"name", "main"}, {"image", "busybox"}}})}}}}}};
   if (!restart_policy.empty()) t["restartPolicy"] = restart_policy;
   return t;
 }
@@ -231,8 +233,8 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
   cluster.StartController();
 
   SECTION("pods, Service, labels, env, status following pod phases, cleanup, printer columns") {
-    cluster.Apply(Job("di", Json::array({Task("learner", "learner", 1),
-                                         Task("collector", "collector", 2)})));
+    cluster.Apply(
+        Job("di", Json::array({Task("learner", "learner", 1), Task("collector", "collector", 2)})));
     REQUIRE(cluster.WaitPods("di", 3));
     REQUIRE(WaitFor([&] { return cluster.ServiceExists("di"); }, kWait));
     std::optional<Json> job = cluster.Job("di");
@@ -302,8 +304,8 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
   SECTION("activeDeadlineSeconds fires on its timer; TTL deletes a finished job") {
     cluster.Apply(Job("deadline", Json::array({Task("w", "none", 2)}),
                       {{"activeDeadlineSeconds", 2}, {"cleanPodPolicy", "None"}}));
-    cluster.Apply(Job("ttl", Json::array({Task("w", "none", 1, "Never")}),
-                      {{"ttlSecondsAfterFinished", 1}}));
+    cluster.Apply(
+        Job("ttl", Json::array({Task("w", "none", 1, "Never")}), {{"ttlSecondsAfterFinished", 1}}));
     REQUIRE(cluster.WaitPods("deadline", 2));
     cluster.AllPods("deadline", "Running");
     REQUIRE(cluster.WaitPods("ttl", 1));
@@ -311,8 +313,7 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
     // Nothing else happens to "deadline": only the timer can fail it.
     REQUIRE(cluster.WaitStatus("deadline", [](const JobStatus& s) {
       const JobCondition* failed = s.FindCondition("Failed");
-      return failed != nullptr && failed->status == "True" &&
-             failed->reason == "DeadlineExceeded";
+      return failed != nullptr && failed->status == "True" && failed->reason == "DeadlineExceeded";
     }));
     CHECK(cluster.WaitPods("deadline", 0));  // Running pods stopped even with None.
     REQUIRE(WaitFor([&] { return !cluster.Job("ttl").has_value(); }, kWait));
@@ -322,12 +323,14 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
   SECTION("suspend tears down, resume recreates") {
     cluster.Apply(Job("sus", Json::array({Task("w", "none", 2)})));
     REQUIRE(cluster.WaitPods("sus", 2));
-    cluster.Ok({"patch", "dj", "sus", "--type=merge", "-p", R"({"spec":{"runPolicy":{"suspend":true}}})"});
+    cluster.Ok(
+        {"patch", "dj", "sus", "--type=merge", "-p", R"({"spec":{"runPolicy":{"suspend":true}}})"});
     REQUIRE(cluster.WaitStatus("sus", [](const JobStatus& s) {
       return s.phase == "Suspended" && s.IsConditionTrue("Suspended");
     }));
     CHECK(cluster.WaitPods("sus", 0));
-    cluster.Ok({"patch", "dj", "sus", "--type=merge", "-p", R"({"spec":{"runPolicy":{"suspend":false}}})"});
+    cluster.Ok({"patch", "dj", "sus", "--type=merge", "-p",
+                R"({"spec":{"runPolicy":{"suspend":false}}})"});
     REQUIRE(cluster.WaitPods("sus", 2));
     CHECK(cluster.WaitStatus("sus", [](const JobStatus& s) {
       const JobCondition* c = s.FindCondition("Suspended");
@@ -346,8 +349,9 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
     CHECK(cluster.PodsOf("nogang")["nogang-w-0"]["spec"].value("schedulerName", "") != "volcano");
 
     cluster.Apply(Json::parse(kPodGroupCrd));
-    REQUIRE(WaitFor([&] { return cluster.client()->IsServed(kube::resources::PodGroups()).value_or(false); },
-                    kWait));
+    REQUIRE(WaitFor(
+        [&] { return cluster.client()->IsServed(kube::resources::PodGroups()).value_or(false); },
+        kWait));
     // The running job notices Volcano on its recheck timer: its condition goes (and from then on
     // the controller's discovery cache says PodGroups are served).
     REQUIRE(cluster.WaitStatus("nogang", [](const JobStatus& s) {
@@ -355,9 +359,9 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
     }));
     cluster.Apply(Job("gang", Json::array({Task("w", "none", 3)}),
                       {{"schedulingPolicy", {{"minAvailable", 2}, {"queue", "q1"}}}}));
-    REQUIRE(WaitFor([&] {
-      return cluster.client()->Get(kube::resources::PodGroups(), "default", "gang").ok();
-    }, kWait));
+    REQUIRE(WaitFor(
+        [&] { return cluster.client()->Get(kube::resources::PodGroups(), "default", "gang").ok(); },
+        kWait));
     Json pg = *cluster.client()->Get(kube::resources::PodGroups(), "default", "gang");
     CHECK(pg["spec"]["minMember"] == 2);
     CHECK(pg["spec"]["queue"] == "q1");

@@ -89,9 +89,7 @@ class Harness {
     REQUIRE(job.ok());
     return *job;
   }
-  bool Exists(const std::string& name) {
-    return client.Get(DistributedJobs(), kNs, name).ok();
-  }
+  bool Exists(const std::string& name) { return client.Get(DistributedJobs(), kNs, name).ok(); }
   // Edits the job's spec with `edit` (an Update, as kubectl edit would).
   void EditSpec(const std::string& name, const std::function<void(Json& spec)>& edit) {
     Json job = Get(name);
@@ -112,8 +110,9 @@ class Harness {
     Sync();
     // Handlers run after the cache is updated: wait until they observed what was expected too.
     const std::string key = kube::MakeKey(kNs, name);
-    REQUIRE(fakes::Eventually(
-        [&] { return expectations.Pending(key) == std::pair<int, int>{0, 0}; }));
+    REQUIRE(fakes::Eventually([&] {
+      return expectations.Pending(key) == std::pair<int, int>{0, 0};
+    }));
     Json object = Get(name);
     auto job = DistributedJob::FromJson(object);
     REQUIRE(job.ok());
@@ -127,9 +126,9 @@ class Harness {
     auto result = engine.Reconcile(request);
     REQUIRE(result.ok());
     if (result->status_changed) {
-      REQUIRE(WriteJobStatus(&client, DistributedJobs(), object, result->status.ToJson(),
-                             &expectations)
-                  .ok());
+      REQUIRE(
+          WriteJobStatus(&client, DistributedJobs(), object, result->status.ToJson(), &expectations)
+              .ok());
     }
     Sync();
     return *result;
@@ -184,7 +183,8 @@ class Harness {
  private:
   bool Same(const kube::Resource& resource, const kube::SharedInformer& informer) {
     std::map<std::string, std::string> server;
-    for (const Json& obj : client.Objects(resource)) server[kube::Key(obj)] = kube::ResourceVersion(obj);
+    for (const Json& obj : client.Objects(resource))
+      server[kube::Key(obj)] = kube::ResourceVersion(obj);
     std::map<std::string, std::string> cache;
     for (const kube::ObjectPtr& obj : informer.GetLister().List()) {
       cache[kube::Key(*obj)] = kube::ResourceVersion(*obj);

@@ -38,10 +38,11 @@ void CheckTerminalInvariant(const JobStatus& st) {
 }
 
 Json DiJob(const std::string& name = "dj", Json run_policy = Json::object()) {
-  return JobJson(name,
-                 Json::array({TaskJson("learner", "learner", 1), TaskJson("collector", "collector", 2),
-                              TaskJson("evaluator", "evaluator", 1)}),
-                 std::move(run_policy));
+  return JobJson(
+      name,
+      Json::array({TaskJson("learner", "learner", 1), TaskJson("collector", "collector", 2),
+                   TaskJson("evaluator", "evaluator", 1)}),
+      std::move(run_policy));
 }
 
 TEST_CASE("creation: pods per task and index, headless Service, labels, Created, idempotent") {
@@ -75,7 +76,8 @@ TEST_CASE("creation: pods per task and index, headless Service, labels, Created,
   CHECK(h.client.CountActions(Verb::kPatch) == 0);
 }
 
-TEST_CASE("DIO rows 30/31: Pending stays Pending, Running when all run, Succeeded when all succeed") {
+TEST_CASE(
+    "DIO rows 30/31: Pending stays Pending, Running when all run, Succeeded when all succeed") {
   Harness h;
   h.Create(DiJob());
   h.Reconcile("dj");
@@ -208,8 +210,8 @@ TEST_CASE("TO rows 18/17: ExitCode 1 fails the job, 130 recreates the pod") {
 
 TEST_CASE("backoffLimit bounds every retry, recreated pods included (§9.2 item 1)") {
   Harness h;
-  h.Create(JobJson("bl", Json::array({TaskJson("w", "none", 1, "ExitCode")}),
-                   {{"backoffLimit", 2}}));
+  h.Create(
+      JobJson("bl", Json::array({TaskJson("w", "none", 1, "ExitCode")}), {{"backoffLimit", 2}}));
   h.Reconcile("bl");
   for (int attempt = 1; attempt <= 2; ++attempt) {
     h.FailPod("bl-w-0", 137);
@@ -248,8 +250,9 @@ TEST_CASE("TO rows 5/6/15: container restarts count against backoffLimit") {
   // 4 workers with 1 restart each and backoffLimit 4 have used their 4 retries and keep running;
   // a 5th restart fails the job. Training-operator fails at 4 already (sum >= limit).
   Harness h;
-  h.Create(JobJson("tf", Json::array({TaskJson("worker", "none", 4, "OnFailure"),
-                                      TaskJson("ps", "none", 2, "OnFailure")}),
+  h.Create(JobJson("tf",
+                   Json::array({TaskJson("worker", "none", 4, "OnFailure"),
+                                TaskJson("ps", "none", 2, "OnFailure")}),
                    {{"backoffLimit", 4}, {"cleanPodPolicy", "All"}}));
   h.Reconcile("tf");
   h.SetAllPhases("Running");
@@ -322,7 +325,8 @@ TEST_CASE("TO row 16: ttlSecondsAfterFinished deletes the job on a timer") {
 TEST_CASE("TO rows 25/27: suspend at creation, suspend a running job, resume restarts the clock") {
   Harness h;
   // TO row 4: cleanPodPolicy None does not keep pods of a suspended job.
-  h.Create(DiJob("dj", {{"suspend", true}, {"activeDeadlineSeconds", 100}, {"cleanPodPolicy", "None"}}));
+  h.Create(
+      DiJob("dj", {{"suspend", true}, {"activeDeadlineSeconds", 100}, {"cleanPodPolicy", "None"}}));
   JobResult r = h.Reconcile("dj");
   JobStatus st = h.Status("dj");
   CHECK(h.Pods().empty());
@@ -440,8 +444,9 @@ TEST_CASE("TO row 11: replica counts from the current pods") {
                    {{"cleanPodPolicy", "None"}}));
   h.Reconcile("cnt");
   // A Running pod being deleted (finalizer keeps it) counts as failed (lost node).
-  REQUIRE(h.client.Patch(kube::resources::Pods(), "ns", "cnt-w-6", kube::PatchType::kMerge,
-                         {{"metadata", {{"finalizers", {"test/keep"}}}}})
+  REQUIRE(h.client
+              .Patch(kube::resources::Pods(), "ns", "cnt-w-6", kube::PatchType::kMerge,
+                     {{"metadata", {{"finalizers", {"test/keep"}}}}})
               .ok());
   h.SetPhase("cnt-w-6", "Running");
   h.DeletePod("cnt-w-6");
@@ -458,7 +463,8 @@ TEST_CASE("TO row 11: replica counts from the current pods") {
 
 TEST_CASE("DIO row 38: an invalid job fails with InvalidSpec and creates nothing") {
   Harness h;
-  h.Create(JobJson("bad", Json::array({TaskJson("c1", "collector", 1), TaskJson("c2", "collector", 1)})));
+  h.Create(JobJson("bad",
+                   Json::array({TaskJson("c1", "collector", 1), TaskJson("c2", "collector", 1)})));
   h.Reconcile("bad");
   JobStatus st = h.Status("bad");
   CHECK(CondStatus(st, "Failed") == "True");
@@ -483,8 +489,9 @@ TEST_CASE("gang scheduling: PodGroup, pods wait for admission, schedulerName (VC
   CHECK(r.requeue_after == absl::Seconds(5));  // Polls the PodGroup phase.
   CHECK(CondStatus(h.Status("g"), "GangSchedulingUnavailable") == "<absent>");
 
-  REQUIRE(h.client.Patch(kube::resources::PodGroups(), "ns", "g", kube::PatchType::kMerge,
-                         {{"status", {{"phase", "Inqueue"}}}}, "status")
+  REQUIRE(h.client
+              .Patch(kube::resources::PodGroups(), "ns", "g", kube::PatchType::kMerge,
+                     {{"status", {{"phase", "Inqueue"}}}}, "status")
               .ok());
   h.Reconcile("g");
   REQUIRE(h.Pods().size() == 5);
@@ -546,7 +553,8 @@ TEST_CASE("expectations: a reconcile on a lagging cache creates no duplicate pod
   FrozenLister frozen;
   Expectations expectations(&clock);
   JobReconciler engine(&client, &frozen, &expectations, nullptr, nullptr, &clock);
-  auto created = client.Create(DistributedJobs(), "ns", JobJson("e", Json::array({TaskJson("w", "none", 3)})));
+  auto created =
+      client.Create(DistributedJobs(), "ns", JobJson("e", Json::array({TaskJson("w", "none", 3)})));
   REQUIRE(created.ok());
   auto job = DistributedJob::FromJson(*created);
   REQUIRE(job.ok());
@@ -565,8 +573,9 @@ TEST_CASE("expectations: a reconcile on a lagging cache creates no duplicate pod
   CHECK(client.CountActions(Verb::kCreate, "pods") == 3);  // No duplicates, no AlreadyExists.
   // Status fence: after a status write the cache must reach the written version.
   for (int i = 0; i < 4; ++i) expectations.CreationObserved("ns/e");
-  REQUIRE(WriteJobStatus(&client, DistributedJobs(), *created, first->status.ToJson(), &expectations)
-              .ok());
+  REQUIRE(
+      WriteJobStatus(&client, DistributedJobs(), *created, first->status.ToJson(), &expectations)
+          .ok());
   auto fenced = engine.Reconcile(request);  // `request.object` is the pre-write version.
   REQUIRE(fenced.ok());
   CHECK(fenced->skipped);
@@ -609,7 +618,8 @@ TEST_CASE("perf: reconcile of a 300-pod job", "[.perf]") {
    private:
     std::vector<kube::ObjectPtr> Snapshot(const kube::Resource& r) const {
       std::vector<kube::ObjectPtr> out;
-      for (Json& obj : client_->Objects(r)) out.push_back(std::make_shared<const Json>(std::move(obj)));
+      for (Json& obj : client_->Objects(r))
+        out.push_back(std::make_shared<const Json>(std::move(obj)));
       return out;
     }
     fakes::FakeKubeClient* client_;
@@ -621,11 +631,11 @@ TEST_CASE("perf: reconcile of a 300-pod job", "[.perf]") {
   SnapshotLister lister(&client);
   Expectations expectations(&clock, absl::ZeroDuration());  // No gating: the lister is exact.
   JobReconciler engine(&client, &lister, &expectations, nullptr, nullptr, &clock);
-  auto created = client.Create(
-      DistributedJobs(), "ns",
-      JobJson("big", Json::array({TaskJson("learner", "learner", 100),
-                                  TaskJson("collector", "collector", 100),
-                                  TaskJson("evaluator", "evaluator", 100)})));
+  auto created =
+      client.Create(DistributedJobs(), "ns",
+                    JobJson("big", Json::array({TaskJson("learner", "learner", 100),
+                                                TaskJson("collector", "collector", 100),
+                                                TaskJson("evaluator", "evaluator", 100)})));
   REQUIRE(created.ok());
   auto job = DistributedJob::FromJson(*created);
   REQUIRE(job.ok());
@@ -648,8 +658,9 @@ TEST_CASE("perf: reconcile of a 300-pod job", "[.perf]") {
     REQUIRE_FALSE(steady->status_changed);
   }
   absl::Duration steady_time = (absl::Now() - t0) / kRounds;
-  WARN("300-pod job: first reconcile (300 creates on the fake) " << create_time
-       << ", steady-state reconcile " << steady_time << " (from a cache of 300 pods)");
+  WARN("300-pod job: first reconcile (300 creates on the fake) "
+       << create_time << ", steady-state reconcile " << steady_time
+       << " (from a cache of 300 pods)");
 }
 
 }  // namespace

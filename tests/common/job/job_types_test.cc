@@ -47,13 +47,14 @@ std::set<std::string> Fields(const std::vector<kube::StatusCause>& causes) {
 }
 
 TEST_CASE("DistributedJob parses runPolicy and tasks with defaults and round-trips") {
-  Json doc = Job(Json::array({TaskJson("learner", "learner", 1), TaskJson("", "collector", 3)}),
-                 {{"cleanPodPolicy", "All"},
-                  {"ttlSecondsAfterFinished", 60},
-                  {"activeDeadlineSeconds", 120},
-                  {"backoffLimit", 2},
-                  {"suspend", true},
-                  {"schedulingPolicy", {{"minAvailable", 2}, {"queue", "q"}, {"priorityClass", "high"}}}});
+  Json doc =
+      Job(Json::array({TaskJson("learner", "learner", 1), TaskJson("", "collector", 3)}),
+          {{"cleanPodPolicy", "All"},
+           {"ttlSecondsAfterFinished", 60},
+           {"activeDeadlineSeconds", 120},
+           {"backoffLimit", 2},
+           {"suspend", true},
+           {"schedulingPolicy", {{"minAvailable", 2}, {"queue", "q"}, {"priorityClass", "high"}}}});
   doc["spec"]["tasks"][0]["restartPolicy"] = "OnFailure";
   auto job = DistributedJob::FromJson(doc);
   REQUIRE(job.ok());
@@ -80,7 +81,8 @@ TEST_CASE("DistributedJob parses runPolicy and tasks with defaults and round-tri
   CHECK(again->spec == job->spec);
 
   // Defaults.
-  auto plain = DistributedJob::FromJson(Job(Json::array({{{"name", "w"}, {"template", Template()}}})));
+  auto plain =
+      DistributedJob::FromJson(Job(Json::array({{{"name", "w"}, {"template", Template()}}})));
   REQUIRE(plain.ok());
   CHECK(plain->spec.run_policy.CleanPolicy() == CleanPodPolicy::kRunning);
   CHECK(plain->spec.run_policy.BackoffLimit() == 6);
@@ -97,8 +99,11 @@ TEST_CASE("DistributedJob parses runPolicy and tasks with defaults and round-tri
 }
 
 TEST_CASE("DistributedJob type errors are reported with their paths, all at once") {
-  Json doc = Job(Json::array({{{"name", "a"}, {"type", "trainer"}, {"replicas", "two"},
-                               {"restartPolicy", "Sometimes"}, {"template", Template()}}}),
+  Json doc = Job(Json::array({{{"name", "a"},
+                               {"type", "trainer"},
+                               {"replicas", "two"},
+                               {"restartPolicy", "Sometimes"},
+                               {"template", Template()}}}),
                  {{"cleanPodPolicy", "Some"}, {"backoffLimit", -1}});
   auto job = DistributedJob::FromJson(doc);
   REQUIRE_FALSE(job.ok());
@@ -123,7 +128,8 @@ TEST_CASE("validation: DI-orchestrator row 38 and Nereid's naming limits") {
   CHECK(Fields(causes_of(Json::array({TaskJson("a", "none", 1), TaskJson("a", "none", 1)}))) ==
         std::set<std::string>{"spec.tasks[1].name"});
   // Two collector tasks.
-  CHECK(Fields(causes_of(Json::array({TaskJson("c1", "collector", 1), TaskJson("c2", "collector", 1)}))) ==
+  CHECK(Fields(causes_of(
+            Json::array({TaskJson("c1", "collector", 1), TaskJson("c2", "collector", 1)}))) ==
         std::set<std::string>{"spec.tasks[1].type"});
   // A none task without a name.
   CHECK(Fields(causes_of(Json::array({TaskJson("", "none", 1)}))) ==
@@ -131,8 +137,9 @@ TEST_CASE("validation: DI-orchestrator row 38 and Nereid's naming limits") {
   // No tasks; negative replicas are refused by parsing (minimum 0).
   CHECK(Fields(causes_of(Json::array())) == std::set<std::string>{"spec.tasks"});
   // minAvailable beyond the replicas; deadline 0.
-  CHECK(Fields(causes_of(Json::array({TaskJson("a", "none", 2)}),
-                         {{"schedulingPolicy", {{"minAvailable", 3}}}, {"activeDeadlineSeconds", 0}})) ==
+  CHECK(Fields(causes_of(
+            Json::array({TaskJson("a", "none", 2)}),
+            {{"schedulingPolicy", {{"minAvailable", 3}}}, {"activeDeadlineSeconds", 0}})) ==
         std::set<std::string>{"spec.runPolicy.schedulingPolicy.minAvailable",
                               "spec.runPolicy.activeDeadlineSeconds"});
   // The job name names the Service (DNS-1035) and pod names are hostnames (<= 63).
@@ -164,7 +171,8 @@ TEST_CASE("JobStatus JSON round-trips every field") {
   CHECK(back == st);
   Json bad = {{"restarts", "x"}, {"conditions", Json::array({1})}};
   ReadJobStatus(bad, "status", &reader);
-  CHECK(Fields(reader.causes()) == std::set<std::string>{"status.restarts", "status.conditions[0]"});
+  CHECK(Fields(reader.causes()) ==
+        std::set<std::string>{"status.restarts", "status.conditions[0]"});
 }
 
 TEST_CASE("condition algebra: one per type, transitions, exclusions, absorbing terminals") {
@@ -244,9 +252,8 @@ Json FailedPod(std::optional<int> exit_code, const std::string& reason = "") {
   Json pod = {{"spec", {{"containers", Json::array({{{"name", "main"}}, {{"name", "side"}}})}}},
               {"status", {{"phase", "Failed"}}}};
   if (!reason.empty()) pod["status"]["reason"] = reason;
-  Json statuses = Json::array({{{"name", "side"},
-                                {"restartCount", 1},
-                                {"state", {{"terminated", {{"exitCode", 0}}}}}}});
+  Json statuses = Json::array(
+      {{{"name", "side"}, {"restartCount", 1}, {"state", {{"terminated", {{"exitCode", 0}}}}}}});
   Json main = {{"name", "main"}, {"restartCount", 2}};
   if (exit_code.has_value()) {
     main["state"] = {{"terminated", {{"exitCode", *exit_code}, {"reason", "Error"}}}};
@@ -263,7 +270,8 @@ TEST_CASE("exit codes: >=128 or none retryable, 1-127 permanent (training-operat
   CHECK_FALSE(one.retryable);
   CHECK(one.exit_code == 1);  // The first container's, not the sidecar's 0.
   CHECK(one.Describe() == "exit code 1 (Error)");
-  PodFailure evicted = ClassifyFailedPod(FailedPod(std::nullopt, "Evicted"), RestartPolicy::kExitCode);
+  PodFailure evicted =
+      ClassifyFailedPod(FailedPod(std::nullopt, "Evicted"), RestartPolicy::kExitCode);
   CHECK(evicted.retryable);
   CHECK(evicted.Describe() == "Evicted, no exit code");
   CHECK(ClassifyFailedPod(FailedPod(1), RestartPolicy::kOnFailure).retryable);
@@ -352,7 +360,8 @@ TEST_CASE("pods: env tells task, index, rank, replicas and peers (DI-orchestrato
   CHECK(EnvOf(pod, "NEREID_TASKS") == "learner,collector,evaluator");
   CHECK(EnvOf(pod, "NEREID_LEARNER_REPLICAS") == "1");
   CHECK(EnvOf(pod, "NEREID_LEARNER_HOSTS") == "dj-learner-0.dj.ns.svc");
-  CHECK(EnvOf(pod, "NEREID_COLLECTOR_HOSTS") == "dj-collector-0.dj.ns.svc,dj-collector-1.dj.ns.svc");
+  CHECK(EnvOf(pod, "NEREID_COLLECTOR_HOSTS") ==
+        "dj-collector-0.dj.ns.svc,dj-collector-1.dj.ns.svc");
   CHECK(EnvOf(pod, "NEREID_HOSTS") ==
         "dj-learner-0.dj.ns.svc,dj-collector-0.dj.ns.svc,dj-collector-1.dj.ns.svc,"
         "dj-evaluator-0.dj.ns.svc");
@@ -365,9 +374,9 @@ TEST_CASE("pods: env tells task, index, rank, replicas and peers (DI-orchestrato
 
   // DI-orchestrator: Σ over pods of |hosts| = 9/16/36 for replicas [1,1,1]/[1,1,2]/[1,3,2]; the
   // world size is 3/4/6 (their status.replicas).
-  for (auto [layout, sum, world] :
-       {std::tuple{std::vector<int>{1, 1, 1}, 9, 3}, {std::vector<int>{1, 1, 2}, 16, 4},
-        {std::vector<int>{1, 3, 2}, 36, 6}}) {
+  for (auto [layout, sum, world] : {std::tuple{std::vector<int>{1, 1, 1}, 9, 3},
+                                    {std::vector<int>{1, 1, 2}, 16, 4},
+                                    {std::vector<int>{1, 3, 2}, 36, 6}}) {
     JobSpec s = Spec({{"learner", layout[0]}, {"collector", layout[1]}, {"evaluator", layout[2]}});
     int total = 0;
     for (const Task& t : s.tasks) {
