@@ -161,7 +161,9 @@ absl::Status Daemon::Start() {
 void Daemon::OnStartedLeading() {
   {
     absl::MutexLock lock(&mu_);
-    if (stopping_) return;
+    // After a lost lease the process is on its way out (the elector may win again meanwhile): the
+    // work starts only once per process.
+    if (stopping_ || fatal_.has_value()) return;
     leading_ = true;
   }
   metrics_->leader().Set(1);
@@ -206,6 +208,7 @@ bool Daemon::ShouldAbandonLeaderWork() const {
 absl::Status Daemon::StartLeaderWork() {
   absl::MutexLock work(&work_mu_);
   if (ShouldAbandonLeaderWork()) return absl::CancelledError("stopping");
+  if (informers_ != nullptr) return absl::FailedPreconditionError("the controllers already ran");
 
   informers_ = std::make_unique<kube::SharedInformerFactory>(
       client_, Clock::Real(), ResyncPeriod(config_.min_resync_period_seconds));

@@ -18,7 +18,8 @@
 //   };
 //
 // Reconcile's result follows kube::Controller: an error retries with backoff (NotFound does not),
-// requeue_after re-adds the key later. A reconciler built elsewhere (a kube::Reconciler, e.g. the
+// requeue_after re-adds the key later. Derived classes call Stop() in their destructor (workers
+// call the virtual Reconcile). A reconciler built elsewhere (a kube::Reconciler, e.g. the
 // DistributedJob controller of common/job) runs through ForwardingController.
 
 #include <memory>
@@ -90,6 +91,8 @@ class ReconcilingController : public GmController {
 class ForwardingController final : public ReconcilingController {
  public:
   using ReconcilingController::ReconcilingController;
+  ~ForwardingController() override { Stop(); }
+
   void SetReconciler(std::unique_ptr<kube::Reconciler> reconciler) {
     reconciler_ = std::move(reconciler);
   }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "globalmanager/controllers/dataset_controller.h"
+#include "globalmanager/controllers/distributed_job_wiring.h"
 #include "globalmanager/controllers/model_controller.h"
 
 namespace nereid::gm {
@@ -35,6 +36,7 @@ absl::StatusOr<std::vector<std::unique_ptr<GmController>>> ControllerRegistry::C
                           absl::StrCat("controller ", entry.name, ": ",
                                        controller.status().message()));
     }
+    if (*controller == nullptr) continue;  // The factory chose to skip it (logged).
     controllers.push_back(*std::move(controller));
   }
   LOG(INFO) << "controllers: " << controllers.size() << " created";
@@ -60,6 +62,7 @@ ControllerRegistry DefaultRegistry() {
         if (!controller.ok()) return controller.status();
         return std::unique_ptr<GmController>(*std::move(controller));
       }));
+  status.Update(registry.Add("DistributedJob", MakeDistributedJobController));
   if (!status.ok()) LOG(ERROR) << "controller registry: " << status;  // Only a duplicate name.
   return registry;
 }

@@ -17,7 +17,7 @@
 namespace nereid::gm {
 
 // May set fields of `context` for controllers created after it (the Model controller sets
-// context.models).
+// context.models). A null controller means "skip this kind" (e.g. its CRD is not installed).
 using ControllerFactory =
     std::function<absl::StatusOr<std::unique_ptr<GmController>>(ControllerContext& context)>;
 
@@ -38,7 +38,8 @@ class ControllerRegistry {
   std::vector<Entry> entries_;
 };
 
-// Model (first: later controllers use its ModelRequirements), Dataset.
+// Model (first: later controllers use its ModelRequirements), Dataset, DistributedJob (only when
+// its CRD is served).
 ControllerRegistry DefaultRegistry();
 
 }  // namespace nereid::gm
