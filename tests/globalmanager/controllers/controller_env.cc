@@ -28,6 +28,8 @@ ControllerEnv::~ControllerEnv() {
   events_->Stop();
 }
 
+void ControllerEnv::StopInformers() { informers_->Stop(); }
+
 void ControllerEnv::StartInformers(const std::vector<kube::SharedInformer*>& informers) {
   informers_->Start();
   REQUIRE(fakes::Eventually([&] {

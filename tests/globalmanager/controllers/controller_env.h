@@ -33,6 +33,9 @@ class ControllerEnv {
 
   // Starts the informers and waits (real time, bounded) until `informers` synced.
   void StartInformers(const std::vector<kube::SharedInformer*>& informers);
+  // Stops the informers (their handlers call into controllers): call it before a controller is
+  // stopped and destroyed, as kube::Controller's lifetime rule says. Idempotent.
+  void StopInformers();
 
   // Creates `object` (REQUIREs success) and returns it as stored.
   kube::Json Create(const kube::Resource& resource, const kube::Json& object);

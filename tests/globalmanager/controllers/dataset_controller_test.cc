@@ -43,7 +43,10 @@ struct Fixture {
     REQUIRE(controller->PrimeEdge().ok());
     REQUIRE(controller->Start().ok());
   }
-  ~Fixture() { controller->Stop(); }
+  ~Fixture() {
+    env.StopInformers();  // Their handlers enqueue into the controller.
+    controller->Stop();
+  }
 
   Json Status(const std::string& name = "d1") {
     Json object = env.Get(Datasets(), "default", name);
@@ -109,6 +112,7 @@ TEST_CASE("existing Datasets are in the registry after PrimeEdge, before any wor
   CHECK(env.edge().Holds("edge-0", kD1));
   CHECK_FALSE(env.edge().Holds("edge-0", "Dataset/default/bad"));
   CHECK(env.client().CountActions(Verb::kUpdateStatus) == 0);  // Priming writes nothing.
+  env.StopInformers();  // Before the controller goes.
 }
 
 TEST_CASE("a changed nodeName moves the Dataset and records an Event") {

@@ -41,7 +41,10 @@ struct Fixture {
     REQUIRE(controller->PrimeEdge().ok());
     REQUIRE(controller->Start().ok());
   }
-  ~Fixture() { controller->Stop(); }
+  ~Fixture() {
+    env.StopInformers();  // Their handlers enqueue into the controller.
+    controller->Stop();
+  }
 
   Json Status(const std::string& name = "m1") {
     Json object = env.Get(Models(), "default", name);
