@@ -23,4 +23,14 @@ if [ "${NEREID_SKIP_SANITIZE:-0}" != "1" ]; then
      ctest --output-on-failure -j"$JOBS" -L unit --timeout 600)
   echo "test.sh: sanitizer build + unit tests took $(( $(date +%s) - asan_start ))s"
 fi
+
+# The main job end to end (added by the deploy/quickstart work): scripts/quickstart.sh --check starts
+# devapiserver + GM + two LCs from build/ on loopback, applies the examples and fails unless the GM
+# is ready, both LCs are connected and every Dataset is counted. Needs kubectl, like the
+# integration tests; skipped loudly without it.
+if command -v kubectl >/dev/null; then
+  scripts/quickstart.sh --check
+else
+  echo "test.sh: WARNING: kubectl not found: scripts/quickstart.sh --check skipped" >&2
+fi
 echo "test.sh: all done in $(( $(date +%s) - start ))s"
