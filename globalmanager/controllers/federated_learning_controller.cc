@@ -1,0 +1,587 @@
+#include "globalmanager/controllers/federated_learning_controller.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/api/sedna_contract.h"
+#include "common/job/owner_handler.h"
+#include "common/log/log.h"
+#include "common/status/macros.h"
+#include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/edge_dispatcher.h"
+#include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/federated_learning_status.h"
+#include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/spec_validity.h"
+#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_template.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+using kube::ObjectPtr;
+namespace v1 = edge::v1;
+
+constexpr std::string_view kKind = api::kinds::kFederatedLearningJob;
+constexpr char kDatasetIndex[] = "fl-datasets";
+constexpr char kModelIndex[] = "fl-models";
+
+const kube::Resource& Jobs() { return api::resources::FederatedLearningJobs(); }
+
+std::vector<std::string> DatasetRefs(const Json& job) {
+  std::vector<std::string> keys;
+  const Json* workers = kube::FindPath(job, "spec.trainingWorkers");
+  if (workers == nullptr || !workers->is_array()) return keys;
+  for (const Json& worker : *workers) {
+    std::string name = kube::StringAt(worker, "dataset.name");
+    if (!name.empty()) keys.push_back(kube::MakeKey(kube::Namespace(job), name));
+  }
+  return keys;
+}
+
+std::vector<std::string> ModelRefs(const Json& job) {
+  std::vector<std::string> keys;
+  for (const char* path : {"spec.aggregationWorker.model.name", "spec.pretrainedModel.name"}) {
+    std::string name = kube::StringAt(job, path);
+    if (!name.empty()) keys.push_back(kube::MakeKey(kube::Namespace(job), name));
+  }
+  return keys;
+}
+
+bool SameSpec(const Json& a, const Json& b) {
+  const Json* sa = kube::FindPath(a, "spec");
+  const Json* sb = kube::FindPath(b, "spec");
+  if (sa == nullptr || sb == nullptr) return sa == sb;
+  return *sa == *sb && kube::Uid(a) == kube::Uid(b);
+}
+
+// What placement reads of a Node.
+Json NodePlacementView(const Json& node) {
+  Json view = {{"labels", kube::Labels(node)}, {"deleting", kube::IsBeingDeleted(node)}};
+  if (const Json* taints = kube::FindPath(node, "spec.taints")) view["taints"] = *taints;
+  return view;
+}
+
+std::string EdgeSpecVersion(const Json& job, const v1::FederatedLearningJobSpec& spec) {
+  Json content = {spec.aggregation_model_name(), spec.pretrained_model_name(), spec.transmitter(),
+                  Json::array()};
+  for (const auto& worker : spec.training_workers()) {
+    content[3].push_back({worker.dataset_name(), worker.node_name()});
+  }
+  return absl::StrCat(EdgeVersion(job), "-", ContentHash(content).substr(0, 8));
+}
+
+void AppendWorkerName(Json* pod) {
+  const std::string name = kube::Name(*pod);
+  Json* containers = nullptr;
+  if (auto spec = pod->find("spec"); spec != pod->end() && spec->is_object()) {
+    if (auto c = spec->find("containers"); c != spec->end() && c->is_array()) containers = &*c;
+  }
+  if (containers == nullptr) return;
+  for (Json& container : *containers) {
+    if (!container.is_object()) continue;
+    Json& env = container["env"];
+    if (!env.is_array()) env = Json::array();
+    bool present = false;
+    for (const Json& e : env) {
+      present = present || (e.is_object() && kube::StringAt(e, "name") == api::env::kWorkerName);
+    }
+    // The pod's name: unique per worker and what `kubectl get pods` shows (Sedna: random).
+    if (!present) env.push_back({{"name", api::env::kWorkerName}, {"value", name}});
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FederatedLearningController>> FederatedLearningController::Create(
+    const ControllerContext& context, job::JobReconcilerOptions options) {
+  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
+    return absl::InvalidArgumentError(
+        "FederatedLearningController: client, informers and edge are required");
+  }
+  std::unique_ptr<FederatedLearningController> controller(
+      new FederatedLearningController(context, options));
+  kube::Indexers indexers;
+  indexers[kDatasetIndex] = &DatasetRefs;
+  indexers[kModelIndex] = &ModelRefs;
+  RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
+  if (context.reports != nullptr) {
+    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
+  }
+  return controller;
+}
+
+FederatedLearningController::FederatedLearningController(const ControllerContext& context,
+                                                         job::JobReconcilerOptions options)
+    : ReconcilingController("federatedlearning", context),
+      jobs_(Watch(Jobs())),
+      pods_(Read(kube::resources::Pods())),
+      services_(Read(kube::resources::Services())),
+      datasets_(Read(api::resources::Datasets())),
+      models_(Read(api::resources::Models())),
+      nodes_(Read(kube::resources::Nodes())),
+      children_(pods_->GetLister(), services_->GetLister()),
+      expectations_(context.clock),
+      gang_(context.client, context.clock),
+      engine_(context.client, &children_, &expectations_, &gang_, context.events, context.clock,
+              options) {
+  // Pod and Service events settle the expectations and enqueue the owning job.
+  pods_->AddEventHandler(job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
+  services_->AddEventHandler(
+      job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
+
+  // A Dataset or Model a job refers to appeared, changed its spec or went away.
+  auto referrers = [this](const char* index) {
+    kube::ResourceEventHandlerFuncs funcs;
+    funcs.on_add = [this, index](const ObjectPtr& obj) { EnqueueReferrers(index, obj); };
+    funcs.on_update = [this, index](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
+      if (!SameSpec(*old_obj, *new_obj)) EnqueueReferrers(index, new_obj);  // Not status writes.
+    };
+    funcs.on_delete = [this, index](const kube::DeletedObject& deleted) {
+      if (ObjectPtr obj = kube::LastKnownState(deleted)) EnqueueReferrers(index, obj);
+    };
+    return funcs;
+  };
+  datasets_->AddEventHandler(referrers(kDatasetIndex));
+  models_->AddEventHandler(referrers(kModelIndex));
+
+  // Node changes move selector-placed training workers (Node heartbeats are ignored).
+  kube::ResourceEventHandlerFuncs node_funcs;
+  node_funcs.on_add = [this](const ObjectPtr&) { EnqueueSelectorJobs(); };
+  node_funcs.on_update = [this](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
+    if (NodePlacementView(*old_obj) != NodePlacementView(*new_obj)) EnqueueSelectorJobs();
+  };
+  node_funcs.on_delete = [this](const kube::DeletedObject&) { EnqueueSelectorJobs(); };
+  nodes_->AddEventHandler(std::move(node_funcs));
+}
+
+// Workers call Reconcile on this object: stop them before the members go away.
+FederatedLearningController::~FederatedLearningController() { Stop(); }
+
+void FederatedLearningController::EnqueueReferrers(const std::string& index,
+                                                   const ObjectPtr& object) {
+  absl::StatusOr<std::vector<ObjectPtr>> jobs = jobs_->GetLister().ByIndex(index, kube::Key(*object));
+  if (!jobs.ok()) return;
+  for (const ObjectPtr& job : *jobs) Enqueue(kube::Key(*job));
+}
+
+void FederatedLearningController::EnqueueSelectorJobs() {
+  for (const ObjectPtr& job : jobs_->GetLister().List()) {
+    const Json* workers = kube::FindPath(*job, "spec.trainingWorkers");
+    if (workers == nullptr || !workers->is_array()) continue;
+    for (const Json& worker : *workers) {
+      const Json* spec = kube::FindPath(worker, "template.spec");
+      if (spec != nullptr && SelectsNodes(*spec)) {
+        Enqueue(kube::Key(*job));
+        break;
+      }
+    }
+  }
+}
+
+std::set<std::string> FederatedLearningController::PlacedNodes(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  std::set<std::string> nodes;
+  auto it = placed_.find(key);
+  if (it == placed_.end()) return nodes;
+  for (const auto& [node, version] : it->second.versions) nodes.insert(node);
+  return nodes;
+}
+
+FlPlanInputs FederatedLearningController::Inputs(const std::string& ns) const {
+  FlPlanInputs inputs;
+  kube::Lister datasets = datasets_->GetLister();
+  kube::Lister models = models_->GetLister();
+  inputs.dataset = [datasets, ns](std::string_view name) { return datasets.Get(ns, name); };
+  inputs.model = [models, ns](std::string_view name) { return models.Get(ns, name); };
+  inputs.nodes = nodes_->GetLister().List();
+  inputs.lc_server = context().settings.lc_server;
+  return inputs;
+}
+
+absl::Status FederatedLearningController::PrimeEdge() {
+  int placed = 0;
+  for (const ObjectPtr& object : jobs_->GetLister().List()) {
+    if (kube::IsBeingDeleted(*object)) continue;
+    FlPlan plan = PlanFederatedLearningJob(*object, Inputs(kube::Namespace(*object)));
+    if (!plan.invalid.empty()) continue;
+    job::JobIdentity id = job::JobIdentity::FromObject(*object, Jobs());
+    RETURN_IF_ERROR(Place(kube::Key(*object), *object, plan, children_.Pods(id)));
+    ++placed;
+  }
+  LOG(INFO) << "federatedlearning controller: " << placed << " jobs in the edge registry";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
+    const std::string& key) {
+  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
+  if (!cached.ok()) {
+    if (!absl::IsNotFound(cached.status())) return cached.status();
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+  const ObjectPtr object = *std::move(cached);
+  const Json& obj = *object;
+  if (kube::IsBeingDeleted(obj)) {
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+
+  FlPlan plan = PlanFederatedLearningJob(obj, Inputs(kube::Namespace(obj)));
+  if (!plan.invalid.empty()) {
+    // Nothing is created for a spec that cannot work; the user's edit (or the referenced object
+    // appearing) re-reconciles. Pods of an earlier valid spec keep running.
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), Jobs(), object, plan.invalid));
+    return kube::ReconcileResult{};
+  }
+  RETURN_IF_ERROR(RecordSpecValid(context(), Jobs(), object));
+
+  const job::JobIdentity id = job::JobIdentity::FromObject(obj, Jobs());
+  const std::vector<ObjectPtr> pods = children_.Pods(id);
+  const job::JobStatus prior = ReadEmbeddedJobStatus(obj);
+  bool reset_round = false;
+  absl::Status sync_error;
+  if (!prior.IsFinished() && expectations_.Satisfied(key, kube::ResourceVersion(obj))) {
+    reset_round = RestartStalePods(key, obj, pods, plan, &sync_error);
+  }
+
+  job::JobRequest request;
+  request.object = &obj;
+  request.resource = &Jobs();
+  request.spec = plan.spec;
+  request.status = prior;
+  request.labels = api::SelectorLabels(kKind, id.name, id.uid);
+  const std::string spec_hash = plan.spec_hash;
+  request.decorate_pod = [&spec_hash](const job::JobIdentity&, const job::PodPlace&, Json* pod) {
+    AppendWorkerName(pod);
+    (*pod)["metadata"]["annotations"][std::string(fl::kSpecHashAnnotation)] = spec_hash;
+  };
+  request.success_rule = &FlTrainingSucceeded;
+  ASSIGN_OR_RETURN(job::JobResult result, engine_.Reconcile(request));
+  if (result.job_deleted) {
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+  if (sync_error.ok()) sync_error = result.sync_error;
+
+  const job::JobStatus& status = result.status;
+  const bool suspended = status.IsConditionTrue(job::condition_types::kSuspended);
+  if (!result.skipped && !status.IsFinished() && !suspended && plan.TrainingPods() > 0) {
+    absl::Status s = EnsureAggregationService(key, obj, children_.Services(id));
+    if (sync_error.ok()) sync_error = s;
+  }
+  RETURN_IF_ERROR(Place(key, obj, plan, pods));
+
+  FlStatusUpdate update;
+  update.job = &status;
+  update.generation = kube::Generation(obj);
+  update.reset_round = reset_round;
+  update.now = context().clock->Now();
+  if (plan.TrainingPods() == 0 && !plan.unplaced_workers.empty()) {
+    std::vector<std::string> which;
+    for (size_t i : plan.unplaced_workers) which.push_back(absl::StrCat("trainingWorkers[", i, "]"));
+    update.no_nodes_message = absl::StrCat(
+        "no edge node (label ", ToAbsl(kEdgeNodeRoleLabel), ") matches the node selection of ",
+        absl::StrJoin(which, ", "), ": waiting for one");
+  }
+  // A skipped pass (the caches lag our own writes) computed nothing: writing its status would put
+  // back the stale one the status fence is there to avoid. Only a round reset is news then.
+  if (result.skipped && !reset_round) {
+    if (!sync_error.ok()) return sync_error;
+    return kube::ReconcileResult{.requeue_after = result.requeue_after};
+  }
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      *context().client, Jobs(), id.ns, id.name, id.uid,
+      [&](const Json&, Json* st) -> absl::Status {
+        if (result.skipped) {
+          st->erase("currentRound");
+          st->erase("roundUpdateTime");
+          return absl::OkStatus();
+        }
+        ApplyReconcileStatus(update, st);
+        return absl::OkStatus();
+      },
+      context().clock, object);
+  if (!write.ok()) {
+    if (absl::IsNotFound(write.status())) return kube::ReconcileResult{};  // Gone meanwhile.
+    return write.status();
+  }
+  if (write->written) {
+    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
+    const Json* before = kube::FindPath(write->before, "conditions");
+    const bool was_waiting = before != nullptr && before->is_array() && !before->empty() &&
+                             kube::StringAt(before->back(), "reason") == fl_reasons::kNoMatchingNodes;
+    if (!update.no_nodes_message.empty() && !was_waiting && !status.IsFinished() &&
+        context().events != nullptr) {
+      context().events->Record(write->object, kube::EventType::kWarning,
+                               fl_reasons::kNoMatchingNodes, update.no_nodes_message);
+    }
+    LOG(DEBUG) << "federatedlearningjob " << key << ": status written (phase "
+               << kube::StringAt(write->after, "phase") << ")";
+  }
+  if (!sync_error.ok()) return sync_error;
+  return kube::ReconcileResult{.requeue_after = result.requeue_after};
+}
+
+bool FederatedLearningController::RestartStalePods(const std::string& key, const Json& job,
+                                                   const std::vector<ObjectPtr>& pods,
+                                                   const FlPlan& plan, absl::Status* error) {
+  std::vector<ObjectPtr> stale;
+  for (const ObjectPtr& pod : pods) {
+    std::optional<std::string> hash = kube::Annotation(*pod, fl::kSpecHashAnnotation);
+    if (hash.has_value() && *hash != plan.spec_hash) stale.push_back(pod);
+  }
+  if (stale.empty()) return false;
+  // Every pod goes: the aggregation worker's participants and the trainers' peers changed.
+  int deleted = 0;
+  for (const ObjectPtr& pod : pods) {
+    if (kube::IsBeingDeleted(*pod)) continue;
+    expectations_.ExpectDeletion(key, kube::Uid(*pod));
+    kube::DeleteOptions options;
+    options.precondition_uid = kube::Uid(*pod);
+    absl::Status s = context().client->Delete(kube::resources::Pods(), kube::Namespace(*pod),
+                                              kube::Name(*pod), options);
+    if (!s.ok()) {
+      expectations_.DeletionObserved(key, kube::Uid(*pod));
+      if (!absl::IsNotFound(s) && error->ok()) *error = s;
+      continue;
+    }
+    ++deleted;
+  }
+  const std::string message = absl::StrCat(
+      "the spec changed: restarting the job's ", deleted, " pods from the new spec (",
+      stale.size(), " were built from an older one)");
+  LOG(INFO) << "federatedlearningjob " << key << ": " << message;
+  if (context().events != nullptr) {
+    context().events->Record(job, kube::EventType::kNormal, fl_reasons::kSpecChanged, message);
+  }
+  return true;
+}
+
+absl::Status FederatedLearningController::EnsureAggregationService(
+    const std::string& key, const Json& job, const std::vector<ObjectPtr>& services) {
+  const WorkerOwner owner = WorkerOwner::FromObject(kKind, job);
+  const std::string name = api::ServiceName(owner.name, api::worker_types::kAggregation);
+  for (const ObjectPtr& svc : services) {
+    if (kube::Name(*svc) == name && !kube::IsBeingDeleted(*svc)) return absl::OkStatus();
+  }
+  Json service = BuildWorkerService(owner, api::worker_types::kAggregation,
+                                    {{api::ports::kAggregation, api::ports::kAggregation, "", "TCP"}});
+  expectations_.ExpectCreations(key, 1);
+  absl::StatusOr<Json> created =
+      context().client->Create(kube::resources::Services(), owner.ns, service);
+  if (!created.ok()) {
+    expectations_.CreationObserved(key);
+    if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
+    if (context().events != nullptr) {
+      context().events->Record(job, kube::EventType::kWarning, "FailedCreateService",
+                               absl::StrCat("Error creating service ", name, ": ",
+                                            created.status().message()));
+    }
+    return created.status();
+  }
+  if (context().events != nullptr) {
+    context().events->Record(job, kube::EventType::kNormal, "SuccessfulCreateService",
+                             absl::StrCat("Created service: ", name));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FederatedLearningController::Place(const std::string& key, const Json& job,
+                                                const FlPlan& plan,
+                                                const std::vector<ObjectPtr>& pods) {
+  std::set<std::string> nodes = plan.TrainingNodes();
+  if (!plan.aggregation_node.empty()) nodes.insert(plan.aggregation_node);
+  // Pods the scheduler placed (no nodeName in their template) are announced once scheduled.
+  for (const ObjectPtr& pod : pods) {
+    const std::string phase = kube::StringAt(*pod, "status.phase");
+    if (kube::IsBeingDeleted(*pod) || phase == "Succeeded" || phase == "Failed") continue;
+    const std::string node = kube::StringAt(*pod, "spec.nodeName");
+    if (!node.empty()) nodes.insert(node);
+  }
+  std::vector<ModelNeed> needs;
+  if (!plan.pretrained_model.empty()) {
+    for (const std::string& node : plan.TrainingNodes()) {
+      needs.push_back({kube::MakeKey(kube::Namespace(job), plan.pretrained_model), node});
+    }
+  }
+  if (context().models != nullptr) {
+    context().models->SetRequirements(absl::StrCat(ToAbsl(kKind), "/", key), needs);
+  }
+
+  absl::MutexLock lock(&mu_);
+  Placed& placed = placed_[key];
+  const v1::ObjectRef ref = EdgeRef(kKind, job);
+  if (!placed.uid.empty() && placed.uid != ref.uid()) {
+    // Re-created under the same name: the hub tells the old object apart by uid.
+    placed.versions.clear();
+  }
+  placed.uid = ref.uid();
+  placed.spec_hash = plan.spec_hash;
+  for (auto it = placed.versions.begin(); it != placed.versions.end();) {
+    if (nodes.count(it->first) > 0) {
+      ++it;
+      continue;
+    }
+    RETURN_IF_ERROR(context().edge->Remove(it->first, ref));
+    LOG(INFO) << "federatedlearningjob " << key << ": withdrawn from node " << it->first;
+    it = placed.versions.erase(it);
+  }
+  for (const std::string& node : nodes) {
+    v1::FederatedLearningJobSpec spec = plan.EdgeSpecFor(node);
+    const std::string version = EdgeSpecVersion(job, spec);
+    auto it = placed.versions.find(node);
+    if (it != placed.versions.end() && it->second == version) continue;
+    v1::Resource resource;
+    *resource.mutable_ref() = ref;
+    resource.set_version(version);
+    *resource.mutable_federated_learning_job() = std::move(spec);
+    RETURN_IF_ERROR(context().edge->Upsert(node, std::move(resource)));
+    placed.versions[node] = version;
+    LOG(DEBUG) << "federatedlearningjob " << key << ": sent to node " << node << " (version "
+               << version << ")";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FederatedLearningController::Forget(const std::string& key) {
+  expectations_.Delete(key);
+  if (context().models != nullptr) context().models->ReleaseAll(absl::StrCat(ToAbsl(kKind), "/", key));
+  absl::MutexLock lock(&mu_);
+  auto it = placed_.find(key);
+  if (it == placed_.end()) return absl::OkStatus();
+  std::string ns, name;
+  kube::SplitKey(key, &ns, &name);
+  v1::ObjectRef ref;
+  ref.set_kind(std::string(kKind));
+  ref.set_namespace_(ns);
+  ref.set_name(name);
+  ref.set_uid(it->second.uid);
+  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
+    RETURN_IF_ERROR(context().edge->Remove(node->first, ref));
+    node = it->second.versions.erase(node);
+  }
+  LOG(INFO) << "federatedlearningjob " << key << ": removed from the edge";
+  placed_.erase(it);
+  return absl::OkStatus();
+}
+
+bool FederatedLearningController::IsStaleWorker(const std::string& key, const Json& job,
+                                                const v1::WorkerReport& worker) const {
+  if (worker.worker_name().empty()) return false;
+  absl::StatusOr<ObjectPtr> pod =
+      pods_->GetLister().Get(kube::Namespace(job), worker.worker_name());
+  if (!pod.ok()) return false;  // Not a pod name (a user-set WORKER_NAME): cannot tell.
+  std::optional<kube::OwnerReference> owner = kube::ControllerOf(**pod);
+  if (!owner.has_value() || owner->uid != kube::Uid(job)) return false;
+  if (kube::IsBeingDeleted(**pod)) return true;
+  std::optional<absl::Time> sent = ReportTime(worker.time().seconds(), worker.time().nanos());
+  std::optional<absl::Time> created = kube::CreationTimestamp(**pod);
+  // Timestamps have second precision: only a report from a whole second earlier is stale.
+  if (sent.has_value() && created.has_value() && *sent + absl::Seconds(1) <= *created) return true;
+  std::string current_hash;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = placed_.find(key);
+    if (it != placed_.end()) current_hash = it->second.spec_hash;
+  }
+  std::optional<std::string> hash = kube::Annotation(**pod, fl::kSpecHashAnnotation);
+  return !current_hash.empty() && hash.has_value() && *hash != current_hash;
+}
+
+ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
+                                                        const v1::StatusReport& report) {
+  const v1::ObjectRef& ref = report.ref();
+  const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
+  if (ref.kind() != kKind || !report.has_worker()) {
+    return ReportOutcome::Rejected(
+        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
+                                " is not a worker report"));
+  }
+  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
+  if (!cached.ok() || (!ref.uid().empty() && ref.uid() != kube::Uid(**cached))) {
+    // The cache may lag a just-created job; an API read settles it.
+    absl::StatusOr<Json> live = context().client->Get(Jobs(), ref.namespace_(), ref.name());
+    if (!live.ok() && !absl::IsNotFound(live.status())) {
+      return ReportOutcome::Retry("ApiError", std::string(live.status().message()));
+    }
+    if (!live.ok() || (!ref.uid().empty() && ref.uid() != kube::Uid(*live))) {
+      return ReportOutcome::Rejected("ObjectGone",
+                                     absl::StrCat("federatedlearningjob ", key, " is gone"));
+    }
+    cached = std::make_shared<const Json>(*std::move(live));
+  }
+  const Json& job = **cached;
+  const v1::WorkerReport& worker = report.worker();
+  if (IsStaleWorker(key, job, worker)) {
+    LOG(DEBUG) << "federatedlearningjob " << key << ": report from worker " << worker.worker_name()
+               << " on node " << node << " is from an older pod; ignored";
+    return ReportOutcome::Accepted();
+  }
+  const absl::Time at =
+      ReportTime(worker.time().seconds(), worker.time().nanos()).value_or(context().clock->Now());
+
+  if (std::optional<int64_t> round = ReportedRound(worker.owner_info_json())) {
+    absl::StatusOr<StatusWrite> write = WriteStatus(
+        *context().client, Jobs(), ref.namespace_(), ref.name(), kube::Uid(job),
+        [&](const Json&, Json* status) -> absl::Status {
+          ApplyRound(*round, at, status);
+          return absl::OkStatus();
+        },
+        context().clock, *cached);
+    if (!write.ok()) {
+      if (absl::IsNotFound(write.status())) {
+        return ReportOutcome::Rejected("ObjectGone", std::string(write.status().message()));
+      }
+      return ReportOutcome::Retry(kube::IsConflict(write.status()) ? "Conflict" : "ApiError",
+                                  std::string(write.status().message()));
+    }
+    if (write->written) {
+      LOG(INFO) << "federatedlearningjob " << key << ": round " << *round << " (worker "
+                << worker.worker_name() << " on node " << node << ")";
+    }
+  }
+
+  std::vector<api::Metric> metrics = ReportedMetrics(worker.results_json());
+  const std::string model = kube::StringAt(job, "spec.aggregationWorker.model.name");
+  if (!metrics.empty() && !model.empty()) {
+    absl::StatusOr<StatusWrite> write = WriteStatus(
+        *context().client, api::resources::Models(), ref.namespace_(), model, "",
+        [&](const Json&, Json* status) -> absl::Status {
+          ApplyModelMetrics(metrics, at, status);
+          return absl::OkStatus();
+        },
+        context().clock);
+    if (!write.ok()) {
+      if (absl::IsNotFound(write.status())) {
+        LOG(WARNING) << "federatedlearningjob " << key << ": model " << model
+                     << " is gone; metrics from worker " << worker.worker_name() << " dropped";
+        return ReportOutcome::Accepted();
+      }
+      return ReportOutcome::Retry(kube::IsConflict(write.status()) ? "Conflict" : "ApiError",
+                                  std::string(write.status().message()));
+    }
+  }
+  return ReportOutcome::Accepted();
+}
+
+absl::StatusOr<std::unique_ptr<GmController>> MakeFederatedLearningController(
+    ControllerContext& context) {
+  absl::StatusOr<bool> served = context.client->IsServed(Jobs());
+  if (!served.ok()) return served.status();
+  if (!*served) {
+    LOG(WARNING) << "controllers: federatedlearningjobs.sedna.io is not served (CRD not "
+                    "installed); the FederatedLearningJob controller is off";
+    return std::unique_ptr<GmController>();
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<FederatedLearningController> controller,
+                   FederatedLearningController::Create(context));
+  return std::unique_ptr<GmController>(std::move(controller));
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,266 @@
+// Integration: a real devapiserver process, Sedna's CRDs and the examples applied with the real
+// kubectl, and the FederatedLearningJob controller in-process (RestClient + shared informers +
+// event recorder, real clock; the edge hub replaced by the recording FakeEdgeDispatcher). Pod
+// phases advance through the pods' status subresource, as a kubelet would write them (the
+// devapiserver runs no pods). Every wait is bounded.
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/api/sedna_contract.h"
+#include "common/kube/config.h"
+#include "common/kube/event_recorder.h"
+#include "common/kube/resource.h"
+#include "common/kube/rest_client.h"
+#include "common/kube/shared_informer_factory.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/federated_learning_controller.h"
+#include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
+#include "tests/support/subprocess.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+using nereid::testing::CommandResult;
+using nereid::testing::Subprocess;
+using nereid::testing::TempDir;
+using nereid::testing::WaitFor;
+
+const std::string kSourceDir = NEREID_SOURCE_DIR;
+constexpr absl::Duration kWait = absl::Seconds(20);
+constexpr char kJob[] = "surface-defect-detection";
+constexpr char kJobRef[] = "FederatedLearningJob/default/surface-defect-detection";
+
+class Cluster {
+ public:
+  Cluster() {
+    auto dir = TempDir::Create("nereid-fl");
+    REQUIRE(dir.ok());
+    dir_ = std::make_unique<TempDir>(*std::move(dir));
+    Subprocess::Options options;
+    options.argv = {NEREID_DEVAPISERVER_BIN, "--listen", "127.0.0.1:0", "--kubeconfig-out",
+                    dir_->File("kubeconfig")};
+    auto started = Subprocess::Start(std::move(options));
+    REQUIRE(started.ok());
+    server_ = *std::move(started);
+    auto line = server_->ReadLine(absl::Seconds(15));
+    REQUIRE(line.ok());
+    REQUIRE_FALSE(nereid::testing::ListenUrl(*line).empty());
+    auto config = kube::LoadKubeConfigFile(dir_->File("kubeconfig"));
+    REQUIRE(config.ok());
+    auto client = kube::RestClient::Create(*config);
+    REQUIRE(client.ok());
+    client_ = *std::move(client);
+    for (const char* crd : {"datasets", "models", "federatedlearningjobs"}) {
+      Ok({"apply", "-f", kSourceDir + "/deploy/crds/sedna.io_" + crd + ".yaml"});
+    }
+    REQUIRE(WaitFor(
+        [&] { return client_->IsServed(api::resources::FederatedLearningJobs()).value_or(false); },
+        kWait));
+  }
+  ~Cluster() {
+    StopController();
+    (void)server_->Stop(absl::Seconds(10));
+  }
+
+  void StartController() {
+    factory_ = std::make_unique<kube::SharedInformerFactory>(client_.get());
+    kube::EventRecorderOptions recorder_options;
+    recorder_options.component = "nereid-gm";
+    recorder_ = std::make_unique<kube::EventRecorder>(client_.get(), recorder_options);
+    ControllerContext context;
+    context.client = client_.get();
+    context.informers = factory_.get();
+    context.events = recorder_.get();
+    context.edge = &edge_;
+    context.clock = Clock::Real();
+    context.settings.workers = 2;
+    auto controller = FederatedLearningController::Create(context);
+    REQUIRE(controller.ok());
+    controller_ = *std::move(controller);
+    recorder_->Start();
+    factory_->Start();
+    REQUIRE(kube::WaitForCacheSync(controller_->informers(), absl::Now() + kWait));
+    REQUIRE(controller_->PrimeEdge().ok());
+    REQUIRE(controller_->Start().ok());
+  }
+  void StopController() {
+    if (controller_ != nullptr) controller_->Stop();
+    if (factory_ != nullptr) factory_->Stop();
+    if (recorder_ != nullptr) recorder_->Stop();
+    controller_.reset();
+  }
+
+  CommandResult Kubectl(std::vector<std::string> args) {
+    std::vector<std::string> argv = {NEREID_KUBECTL, "--kubeconfig", dir_->File("kubeconfig"),
+                                     "--cache-dir", dir_->File("kubectl-cache")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = nereid::testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_->path()}});
+    REQUIRE(r.ok());
+    return *r;
+  }
+  std::string Ok(std::vector<std::string> args) {
+    CommandResult r = Kubectl(args);
+    INFO("kubectl " << args[0] << " stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  }
+
+  Json Status() {
+    auto job = client_->Get(api::resources::FederatedLearningJobs(), "default", kJob);
+    if (!job.ok() || !job->contains("status")) return Json::object();
+    return (*job)["status"];
+  }
+  bool WaitStatus(const std::function<bool(const Json&)>& predicate) {
+    Json last;
+    bool ok = WaitFor(
+        [&] {
+          last = Status();
+          return predicate(last);
+        },
+        kWait);
+    if (!ok) UNSCOPED_INFO("last status: " << last.dump());
+    return ok;
+  }
+  std::map<std::string, Json> Pods() {
+    kube::ListOptions options;
+    options.label_selector = std::string("federatedlearningjob.sedna.io/name=") + kJob;
+    std::map<std::string, Json> out;
+    auto list = client_->List(kube::resources::Pods(), "default", options);
+    if (!list.ok()) return out;
+    for (Json& pod : list->items) {
+      if (kube::IsBeingDeleted(pod)) continue;
+      std::string name = kube::Name(pod);
+      out[name] = std::move(pod);
+    }
+    return out;
+  }
+  void PodPhase(const std::string& pod, const std::string& phase) {
+    auto r = client_->Patch(kube::resources::Pods(), "default", pod, kube::PatchType::kMerge,
+                            {{"status", {{"phase", phase}}}}, "status");
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+  }
+  bool HasEvent(const std::string& reason) {
+    auto list = client_->List(kube::resources::Events(), "default", {});
+    if (!list.ok()) return false;
+    for (const Json& e : list->items) {
+      if (kube::StringAt(e, "involvedObject.name") == kJob &&
+          kube::StringAt(e, "reason") == reason) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  kube::KubeClient* client() { return client_.get(); }
+  testing::FakeEdgeDispatcher& edge() { return edge_; }
+
+ private:
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<Subprocess> server_;
+  std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<kube::SharedInformerFactory> factory_;
+  std::unique_ptr<kube::EventRecorder> recorder_;
+  testing::FakeEdgeDispatcher edge_;
+  std::unique_ptr<FederatedLearningController> controller_;
+};
+
+std::string Env(const Json& pod, const std::string& name) {
+  for (const Json& e : pod["spec"]["containers"][0].value("env", Json::array())) {
+    if (e["name"] == name) return e.value("value", "");
+  }
+  return "<unset>";
+}
+
+const std::vector<std::string> kPods = {"surface-defect-detection-aggregation-0",
+                                        "surface-defect-detection-train-0-0",
+                                        "surface-defect-detection-train-1-0"};
+
+bool HasPods(Cluster& cluster, const std::vector<std::string>& names) {
+  std::map<std::string, Json> pods = cluster.Pods();
+  if (pods.size() != names.size()) return false;
+  for (const std::string& n : names) {
+    if (pods.count(n) == 0) return false;
+  }
+  return true;
+}
+
+TEST_CASE("FederatedLearningJob end to end on devapiserver with kubectl") {
+  Cluster cluster;
+  cluster.StartController();
+  cluster.Ok({"apply", "-f", kSourceDir + "/examples/dataset.yaml"});
+  cluster.Ok({"apply", "-f", kSourceDir + "/examples/model.yaml"});
+  cluster.Ok({"apply", "-f", kSourceDir + "/examples/federated-learning-job.yaml"});
+
+  // Pods with Sedna's labels, env and owner; the aggregation Service; the edge told.
+  REQUIRE(WaitFor([&] { return HasPods(cluster, kPods); }, kWait));
+  std::map<std::string, Json> pods = cluster.Pods();
+  const Json& agg = pods[kPods[0]];
+  CHECK(agg["metadata"]["labels"]["federatedlearningjob.sedna.io/worker-type"] == "aggregation");
+  CHECK(kube::ControllerOf(agg)->kind == "FederatedLearningJob");
+  CHECK(Env(agg, "PARTICIPANTS_COUNT") == "2");
+  CHECK(Env(agg, "exit_round") == "3");  // The user's env is kept.
+  const Json& train = pods[kPods[1]];
+  CHECK(train["spec"]["nodeName"] == "edge-0");
+  CHECK(train["spec"]["hostNetwork"] == true);
+  CHECK(Env(train, "AGG_IP") == "surface-defect-detection-aggregation.default");
+  CHECK(Env(train, "TRAIN_DATASET_URL") == "/home/data/data/surface_defect/edge-0/train_data.txt");
+  CHECK(Env(train, "DATASET_NAME") == "surface-defect-dataset-edge-0");
+  REQUIRE(WaitFor(
+      [&] {
+        return cluster.client()
+            ->Get(kube::resources::Services(), "default", "surface-defect-detection-aggregation")
+            .ok();
+      },
+      kWait));
+  REQUIRE(WaitFor(
+      [&] { return cluster.edge().Holds("edge-0", kJobRef) && cluster.edge().Holds("edge-1", kJobRef); },
+      kWait));
+  std::string columns = cluster.Ok({"get", "fl", kJob});
+  CHECK(columns.find("PHASE") != std::string::npos);
+
+  // Running once every pod runs.
+  REQUIRE(cluster.WaitStatus([](const Json& s) { return s.value("phase", "") == "Pending"; }));
+  for (const std::string& pod : kPods) cluster.PodPhase(pod, "Running");
+  REQUIRE(cluster.WaitStatus([](const Json& s) { return s.value("phase", "") == "Running"; }));
+  CHECK(cluster.Ok({"get", "fl", kJob, "-o", "jsonpath={.status.phase}"}) == "Running");
+
+  // A failed training pod is recreated and counted.
+  const std::string old_uid = kube::Uid(cluster.Pods()[kPods[2]]);
+  cluster.PodPhase(kPods[2], "Failed");
+  REQUIRE(WaitFor(
+      [&] {
+        std::map<std::string, Json> now = cluster.Pods();
+        return now.count(kPods[2]) == 1 && kube::Uid(now[kPods[2]]) != old_uid;
+      },
+      kWait));
+  REQUIRE(cluster.WaitStatus([](const Json& s) { return s.value("restarts", 0) == 1; }));
+  CHECK(cluster.HasEvent("JobRestarting"));
+  cluster.PodPhase(kPods[2], "Running");
+
+  // Succeeded when both training workers finished.
+  cluster.PodPhase(kPods[1], "Succeeded");
+  cluster.PodPhase(kPods[2], "Succeeded");
+  REQUIRE(cluster.WaitStatus([](const Json& s) { return s.value("phase", "") == "Succeeded"; }));
+  Json done = cluster.Status();
+  CHECK(done["conditions"].back()["type"] == "Complete");
+  CHECK(done.contains("completionTime"));
+  CHECK(done["succeeded"] == 3);  // The library counts the still-running aggregator as done.
+  CHECK(cluster.HasEvent("JobSucceeded"));
+
+  // Delete: the pods are garbage-collected and the edge forgets the job.
+  cluster.Ok({"delete", "fl", kJob});
+  REQUIRE(WaitFor([&] { return cluster.Pods().empty(); }, kWait));
+  REQUIRE(WaitFor([&] { return !cluster.edge().Holds("edge-0", kJobRef); }, kWait));
+  CHECK_FALSE(cluster.edge().Holds("edge-1", kJobRef));
+}
+
+}  // namespace
+}  // namespace nereid::gm
