@@ -175,11 +175,25 @@ kube::OwnerReference WorkerOwner::ControllerRef() const {
 }
 
 std::map<std::string, std::string> WorkerOwner::SelectorLabels() const {
-  return api::SelectorLabels(kind, name, uid);
+  std::map<std::string, std::string> labels = api::SelectorLabels(kind, name, uid);
+  for (auto& [k, v] : labels) v = LabelValue(v);
+  return labels;
 }
 
 std::map<std::string, std::string> WorkerOwner::WorkerLabels(std::string_view worker_type) const {
-  return api::WorkerLabels(kind, name, uid, worker_type);
+  std::map<std::string, std::string> labels = api::WorkerLabels(kind, name, uid, worker_type);
+  for (auto& [k, v] : labels) v = LabelValue(v);
+  return labels;
+}
+
+std::string LabelValue(std::string_view value) {
+  if (value.size() <= 63) return std::string(value);
+  char hash[9];
+  std::snprintf(hash, sizeof(hash), "%08llx",
+                static_cast<unsigned long long>(Fnv1a(value) & 0xffffffffULL));  // NOLINT
+  std::string out(value.substr(0, 54));
+  // A label value must end with an alphanumeric character; the hash does.
+  return absl::StrCat(out, "-", hash);
 }
 
 std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type) {
@@ -311,7 +325,7 @@ Json BuildWorkerPod(const WorkerOwner& owner, const Json& pod_template,
 Json BuildWorkerDeployment(const WorkerOwner& owner, const Json& pod_template,
                            std::string_view worker_type, const DeploymentOptions& options) {
   std::map<std::string, std::string> selector = owner.WorkerLabels(worker_type);
-  selector[std::string(api::kAppLabelKey)] = api::AppLabelValue(owner.name, worker_type);
+  selector[std::string(api::kAppLabelKey)] = LabelValue(api::AppLabelValue(owner.name, worker_type));
   for (const auto& [k, v] : options.selector_labels) selector[k] = v;
 
   Json tmpl = pod_template.is_object() ? pod_template : Json::object();

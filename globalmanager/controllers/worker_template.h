@@ -61,7 +61,7 @@ struct WorkerOwner {
   static WorkerOwner FromObject(std::string_view kind, const kube::Json& object);
   // apiVersion sedna.io/v1alpha1, controller=true, blockOwnerDeletion=true.
   kube::OwnerReference ControllerRef() const;
-  // "<lower kind>.sedna.io/name" + ".../uid".
+  // "<lower kind>.sedna.io/name" + ".../uid" (values through LabelValue).
   std::map<std::string, std::string> SelectorLabels() const;
   // SelectorLabels + ".../worker-type" (lower-cased).
   std::map<std::string, std::string> WorkerLabels(std::string_view worker_type) const;
@@ -159,6 +159,11 @@ std::string ServiceHost(const WorkerOwner& owner, std::string_view service_name)
 // sorted), for "is this child still what the spec asks for".
 std::string ContentHash(const kube::Json& json);
 inline constexpr std::string_view kTemplateHashAnnotation = "nereid.io/template-hash";
+
+// A label value Kubernetes accepts (at most 63 characters): `value` itself when it fits, else its
+// first 54 characters, '-' and 8 hex digits of its hash (Sedna would fail to create the child).
+// The worker labels and the Deployment's app.sedna.io value go through it.
+std::string LabelValue(std::string_view value);
 
 // Whether `child` (as listed) is controlled by `owner` (controller ownerReference with its uid).
 bool IsControlledBy(const kube::Json& child, const WorkerOwner& owner);

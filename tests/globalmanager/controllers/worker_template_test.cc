@@ -297,5 +297,17 @@ TEST_CASE("content hash is stable and sensitive") {
   CHECK(ContentHash(bad).size() == 16);  // invalid UTF-8 does not throw
 }
 
+TEST_CASE("label values longer than Kubernetes allows are shortened deterministically") {
+  CHECK(LabelValue("short") == "short");
+  const std::string long_name(70, 'a');
+  const std::string v = LabelValue(long_name);
+  CHECK(v.size() == 63);
+  CHECK(v.rfind(std::string(54, 'a') + "-", 0) == 0);
+  CHECK(LabelValue(long_name) == v);
+  CHECK(LabelValue(long_name + "b") != v);
+  WorkerOwner owner{"JointInferenceService", long_name, "ns", "uid"};
+  CHECK(owner.WorkerLabels("edge").at("jointinferenceservice.sedna.io/name") == v);
+}
+
 }  // namespace
 }  // namespace nereid::gm
