@@ -1,0 +1,2 @@
+nereid_test(gm_staged_job_controller_test LABEL unit SOURCES staged_job_controller_test.cc
+  LIBS nereid_gm_controller_test_env nereid_gm_controllers nereid_fakes)
