@@ -702,4 +702,52 @@ absl::Status WriteJobStatus(kube::KubeClient* client, const kube::Resource& reso
   return absl::OkStatus();
 }
 
+bool IsJobStatusKey(std::string_view key) {
+  for (std::string_view owned :
+       {"phase", "conditions", "replicaStatuses", "taskStatus", "taskSummary", "restarts",
+        "startTime", "completionTime", "lastReconcileTime"}) {
+    if (key == owned) return true;
+  }
+  return false;
+}
+
+absl::Status WriteJobStatusFields(kube::KubeClient* client, const kube::Resource& resource,
+                                  const Json& object, const Json& status_json,
+                                  Expectations* expectations) {
+  const Json* current = kube::FindPath(object, "status");
+  if (current == nullptr || !current->is_object() || !status_json.is_object()) {
+    return WriteJobStatus(client, resource, object, status_json, expectations);
+  }
+  // Keys are JSON-pointer escaped (none of ours needs it, a kind's might).
+  auto pointer = [](const std::string& key) {
+    std::string out = "/status/";
+    for (char c : key) {
+      if (c == '~') {
+        out += "~0";
+      } else if (c == '/') {
+        out += "~1";
+      } else {
+        out += c;
+      }
+    }
+    return out;
+  };
+  Json patch = Json::array();
+  for (const auto& [key, value] : status_json.items()) {
+    patch.push_back({{"op", "add"}, {"path", pointer(key)}, {"value", value}});
+  }
+  for (const auto& [key, value] : current->items()) {
+    if (IsJobStatusKey(key) && !status_json.contains(key)) {
+      patch.push_back({{"op", "remove"}, {"path", pointer(key)}});
+    }
+  }
+  ASSIGN_OR_RETURN(Json written,
+                   client->Patch(resource, kube::Namespace(object), kube::Name(object),
+                                 kube::PatchType::kJson, patch, "status"));
+  if (expectations != nullptr) {
+    expectations->ExpectStatus(kube::Key(object), kube::ResourceVersion(written));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace nereid::job

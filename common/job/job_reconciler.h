@@ -124,4 +124,17 @@ absl::Status WriteJobStatus(kube::KubeClient* client, const kube::Resource& reso
                             const kube::Json& object, const kube::Json& status_json,
                             Expectations* expectations);
 
+// The keys of .status that JobStatus::ToJson owns (phase, conditions, replicaStatuses, ...).
+bool IsJobStatusKey(std::string_view key);
+
+// Like WriteJobStatus, but leaves the status keys the library does not own alone (a kind's own
+// status fields, written by someone else, e.g. DistributedJob's workerReports written from worker
+// reports): one JSON patch "add /status/<key>" per key of `status_json`, "remove" for the owned
+// keys `object`'s status has and `status_json` lacks; "add /status" when `object` has no status
+// object. A key the cache shows but the server no longer has makes the patch fail (Invalid); the
+// caller's retry re-reads the cache.
+absl::Status WriteJobStatusFields(kube::KubeClient* client, const kube::Resource& resource,
+                                  const kube::Json& object, const kube::Json& status_json,
+                                  Expectations* expectations);
+
 }  // namespace nereid::job

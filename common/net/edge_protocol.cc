@@ -23,6 +23,7 @@ std::string_view KindForSpec(v1::Resource::SpecCase spec_case) {
     case v1::Resource::kFederatedLearningJob: return kKindFederatedLearningJob;
     case v1::Resource::kIncrementalLearningJob: return kKindIncrementalLearningJob;
     case v1::Resource::kLifelongLearningJob: return kKindLifelongLearningJob;
+    case v1::Resource::kDistributedJob: return kKindDistributedJob;
     case v1::Resource::kWorker: return kKindWorker;
     case v1::Resource::SPEC_NOT_SET: break;
   }

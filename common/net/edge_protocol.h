@@ -24,6 +24,7 @@ inline constexpr std::string_view kKindJointInferenceService = "JointInferenceSe
 inline constexpr std::string_view kKindFederatedLearningJob = "FederatedLearningJob";
 inline constexpr std::string_view kKindIncrementalLearningJob = "IncrementalLearningJob";
 inline constexpr std::string_view kKindLifelongLearningJob = "LifelongLearningJob";
+inline constexpr std::string_view kKindDistributedJob = "DistributedJob";
 inline constexpr std::string_view kKindWorker = "Worker";
 
 // "Kind/namespace/name": identity of an object on the link (the uid is compared separately, so a

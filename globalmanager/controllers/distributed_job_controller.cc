@@ -88,12 +88,15 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
 
   ASSIGN_OR_RETURN(job::JobResult result, engine_.Reconcile(request));
   if (result.status_changed) {
-    RETURN_IF_ERROR(job::WriteJobStatus(deps_.client, job::DistributedJobs(), object,
-                                        result.status.ToJson(), deps_.expectations));
+    // Field by field: status.workerReports belongs to the report path (distributed_job_edge.h).
+    RETURN_IF_ERROR(job::WriteJobStatusFields(deps_.client, job::DistributedJobs(), object,
+                                              result.status.ToJson(), deps_.expectations));
     LOG(DEBUG) << "distributedjob " << key << ": status written (phase " << result.status.phase
                << ")";
   }
-  if (!result.skipped && !result.job_deleted) ReportPlacement(id);
+  if (!result.skipped && !result.job_deleted) {
+    ReportPlacement(id, object, parsed->spec, result.status.IsFinished());
+  }
   if (!result.sync_error.ok()) return result.sync_error;
   kube::ReconcileResult out;
   out.requeue_after = result.requeue_after;
@@ -126,13 +129,18 @@ absl::Status DistributedJobController::FailUnparsable(const Json& object,
     deps_.recorder->Record(object, kube::EventType::kWarning, job::reasons::kInvalidSpec, message);
   }
   LOG(WARNING) << "distributedjob " << kube::Key(object) << " is invalid: " << message;
-  return job::WriteJobStatus(deps_.client, job::DistributedJobs(), object, status.ToJson(),
-                             deps_.expectations);
+  return job::WriteJobStatusFields(deps_.client, job::DistributedJobs(), object, status.ToJson(),
+                                   deps_.expectations);
 }
 
-void DistributedJobController::ReportPlacement(const job::JobIdentity& id) {
+void DistributedJobController::ReportPlacement(const job::JobIdentity& id, const Json& object,
+                                               const job::JobSpec& spec, bool finished) {
   if (deps_.placement == nullptr) return;
-  std::vector<PlacedTaskPod> placed;
+  JobPlacementView view;
+  view.job = id;
+  view.object = &object;
+  view.spec = &spec;
+  view.finished = finished;
   for (const kube::ObjectPtr& pod : deps_.children->Pods(id)) {
     std::string node = kube::StringAt(*pod, "spec.nodeName");
     if (node.empty() || kube::IsBeingDeleted(*pod)) continue;
@@ -142,9 +150,23 @@ void DistributedJobController::ReportPlacement(const job::JobIdentity& id) {
     p.task_type = kube::Label(*pod, job::labels::kTaskType).value_or("");
     p.index = std::atoi(kube::Label(*pod, job::labels::kTaskIndex).value_or("0").c_str());
     p.node = std::move(node);
-    placed.push_back(std::move(p));
+    view.pods.push_back(std::move(p));
   }
-  deps_.placement->PodsPlaced(id, placed);
+  deps_.placement->JobPlaced(view);
+}
+
+int DistributedJobController::AnnounceAll() {
+  if (deps_.placement == nullptr) return 0;
+  int announced = 0;
+  for (const kube::ObjectPtr& object : deps_.jobs.List()) {
+    if (kube::IsBeingDeleted(*object)) continue;
+    absl::StatusOr<job::DistributedJob> parsed = job::DistributedJob::FromJson(*object);
+    if (!parsed.ok()) continue;
+    const job::JobIdentity id = job::JobIdentity::FromObject(*object, job::DistributedJobs());
+    ReportPlacement(id, *object, parsed->spec, parsed->status.IsFinished());
+    ++announced;
+  }
+  return announced;
 }
 
 void RegisterDistributedJobHandlers(kube::Controller* controller, kube::SharedInformer* jobs,
@@ -173,6 +195,7 @@ DistributedJobRunner::DistributedJobRunner(kube::KubeClient* client,
     : jobs_(factory->Informer(job::DistributedJobs(), Scoped(options.ns))),
       pods_(factory->Informer(kube::resources::Pods(), Scoped(options.ns))),
       services_(factory->Informer(kube::resources::Services(), Scoped(options.ns))),
+      jobs_lister_(jobs_->GetLister()),
       children_(pods_->GetLister(), services_->GetLister()),
       expectations_(clock),
       gang_(client, clock) {

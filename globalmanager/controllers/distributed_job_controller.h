@@ -41,14 +41,25 @@ struct PlacedTaskPod {
   friend bool operator==(const PlacedTaskPod&, const PlacedTaskPod&) = default;
 };
 
-// Edge placement hook: the GM daemon implements it to announce a job's pods to the
-// LocalControllers of their nodes (and to route those workers' reports back). Called after every
-// reconcile that looked at the job's pods, with all of them (level-based, idempotent: compare with
-// what was announced before). Must not block.
+// What the controller knows about a job's placement after a reconcile.
+struct JobPlacementView {
+  job::JobIdentity job;
+  const kube::Json* object = nullptr;   // The job as cached (metadata.generation, .spec).
+  const job::JobSpec* spec = nullptr;   // Parsed spec (tasks with their pod templates).
+  bool finished = false;                // Succeeded or Failed.
+  std::vector<PlacedTaskPod> pods;      // The job's pods that have a node, not being deleted.
+};
+
+// Edge placement hook: the GM implements it (distributed_job_edge.h) to announce a job to the
+// LocalControllers of its nodes so they relay its workers' reports. Called after every reconcile
+// that looked at the job's pods (level-based, idempotent: compare with what was announced
+// before), and for every cached job by DistributedJobController::AnnounceAll. Must not block.
 class JobPlacementSink {
  public:
   virtual ~JobPlacementSink() = default;
-  virtual void PodsPlaced(const job::JobIdentity& job, const std::vector<PlacedTaskPod>& pods) = 0;
+  // Default: PodsPlaced(view.job, view.pods).
+  virtual void JobPlaced(const JobPlacementView& view) { PodsPlaced(view.job, view.pods); }
+  virtual void PodsPlaced(const job::JobIdentity& job, const std::vector<PlacedTaskPod>& pods) {}
   // The job is gone: forget what was announced for it.
   virtual void JobRemoved(const std::string& kind, const std::string& key) = 0;
 };
@@ -72,10 +83,16 @@ class DistributedJobController final : public kube::Reconciler {
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
+  // Hands every cached, parsable job that is not being deleted to the placement sink (the GM's
+  // PrimeEdge: the edge registry must be complete before the hub removes anything from a node).
+  // Returns how many jobs were announced.
+  int AnnounceAll();
+
  private:
   // A job whose JSON does not even parse: Failed/InvalidSpec with the type errors.
   absl::Status FailUnparsable(const kube::Json& object, const absl::Status& error);
-  void ReportPlacement(const job::JobIdentity& id);
+  void ReportPlacement(const job::JobIdentity& id, const kube::Json& object,
+                       const job::JobSpec& spec, bool finished);
 
   DistributedJobControllerDeps deps_;
   job::JobReconciler engine_;
@@ -110,11 +127,17 @@ class DistributedJobRunner {
   void Stop();
   kube::Controller::Stats GetStats() const { return controller_->GetStats(); }
   job::Expectations* expectations() { return &expectations_; }
+  // See DistributedJobController::AnnounceAll (informers must have synced).
+  int AnnounceAll() { return reconciler_->AnnounceAll(); }
+  // Looks at the job `key` ("ns/name") again (e.g. a node's labels changed its placement).
+  void Enqueue(const std::string& key) { controller_->Enqueue(key); }
+  const kube::Lister& jobs() const { return jobs_lister_; }
 
  private:
   kube::SharedInformer* jobs_;
   kube::SharedInformer* pods_;
   kube::SharedInformer* services_;
+  kube::Lister jobs_lister_;
   job::CacheChildLister children_;
   job::Expectations expectations_;
   job::GangAvailability gang_;

@@ -6,9 +6,10 @@
 // the controller is skipped with a warning — when the API server does not serve
 // distributedjobs.sedna.io (a cluster with only Sedna's CRDs installed).
 //
-// Not wired yet: the JobPlacementSink (announcing a job's pods to their nodes' LCs). The edge
-// protocol has no DistributedJob spec, so the hub could neither send one nor admit worker reports
-// about one; see the GM report.
+// With an edge hub (context.edge set) the job's edge half is wired too (distributed_job_edge.h):
+// a Node informer, the JobPlacementSink announcing each job to its edge nodes' LCs (PrimeEdge puts
+// every job into the registry before the hub may remove anything), and the ReportSink for kind
+// "DistributedJob" registered with context.reports (worker reports → status.workerReports).
 
 #include <memory>
 

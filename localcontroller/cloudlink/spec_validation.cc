@@ -134,6 +134,17 @@ absl::Status ValidateForNode(const v1::Resource& resource, std::string_view node
       }
       return absl::OkStatus();
     }
+    case v1::Resource::kDistributedJob: {
+      const v1::DistributedJobSpec& spec = resource.distributed_job();
+      if (!spec.node_name().empty() && spec.node_name() != node) {
+        return Invalid(resource, absl::StrCat("nodeName is ", spec.node_name(),
+                                              ", not this node (", ToAbsl(node), ")"));
+      }
+      for (const auto& task : spec.tasks()) {
+        if (task.name().empty()) return Invalid(resource, "a task has no name");
+      }
+      return absl::OkStatus();
+    }
     case v1::Resource::SPEC_NOT_SET: break;
   }
   return Invalid(resource, "no spec");

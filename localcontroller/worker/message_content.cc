@@ -72,7 +72,8 @@ absl::StatusOr<MessageContent> ParseMessageContent(std::string_view body) {
 std::string_view OwnerKindToKind(std::string_view owner_kind) {
   for (std::string_view kind :
        {net::kKindJointInferenceService, net::kKindFederatedLearningJob,
-        net::kKindIncrementalLearningJob, net::kKindLifelongLearningJob}) {
+        net::kKindIncrementalLearningJob, net::kKindLifelongLearningJob,
+        net::kKindDistributedJob}) {
     if (absl::EqualsIgnoreCase(ToAbsl(owner_kind), ToAbsl(kind))) return kind;
   }
   return "";

@@ -1,0 +1,284 @@
+#include "globalmanager/controllers/distributed_job_edge.h"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/job/distributed_job.h"
+#include "common/kube/errors.h"
+#include "common/log/log.h"
+#include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/placement.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+namespace v1 = edge::v1;
+
+constexpr std::string_view kKind = job::kDistributedJobKind;
+
+uint64_t Fnv1a64(std::string_view data) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : data) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+// The version a node compares: the job's spec version plus what concerns this node (its tasks
+// and their pods bound there), so a pod bound elsewhere does not resend the object to this node.
+std::string NodeVersion(const Json& object, const v1::DistributedJobSpec& spec) {
+  std::string bytes;
+  // No map fields in DistributedJobSpec: the encoding of equal messages is equal.
+  spec.SerializeToString(&bytes);
+  return absl::StrFormat("%s-%016x", EdgeVersion(object), Fnv1a64(bytes));
+}
+
+v1::DistributedJobSpec::Task* TaskEntry(v1::DistributedJobSpec* spec, const job::Task& task) {
+  for (v1::DistributedJobSpec::Task& t : *spec->mutable_tasks()) {
+    if (t.name() == task.name) return &t;
+  }
+  v1::DistributedJobSpec::Task* t = spec->add_tasks();
+  t->set_name(task.name);
+  t->set_type(std::string(job::TaskTypeName(task.type)));
+  t->set_replicas(task.Replicas());
+  return t;
+}
+
+// The task whose pods are named like `worker` ("<job>-<task>-<index>"), or null.
+const job::Task* TaskOfWorker(const job::JobSpec& spec, std::string_view job_name,
+                              std::string_view worker) {
+  for (const job::Task& task : spec.tasks) {
+    const std::string prefix = absl::StrCat(ToAbsl(job_name), "-", task.name, "-");
+    if (worker.size() <= prefix.size() || worker.substr(0, prefix.size()) != prefix) continue;
+    std::string_view index = worker.substr(prefix.size());
+    if (std::all_of(index.begin(), index.end(),
+                    [](char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)); })) {
+      return &task;
+    }
+  }
+  return nullptr;
+}
+
+const Json* PodSpecOf(const job::Task& task) {
+  const Json* spec = kube::FindPath(task.pod_template, "spec");
+  return spec != nullptr && spec->is_object() ? spec : nullptr;
+}
+
+bool TemplateSelectsNodes(const job::Task& task) {
+  const Json* spec = PodSpecOf(task);
+  if (spec == nullptr) return false;
+  return !kube::StringAt(*spec, "nodeName").empty() || SelectsNodes(*spec);
+}
+
+}  // namespace
+
+DistributedJobEdge::DistributedJobEdge(Options options, kube::Lister jobs, kube::Lister nodes)
+    : options_(std::move(options)), jobs_(std::move(jobs)), nodes_(std::move(nodes)) {}
+
+bool DistributedJobEdge::IsEdgeNode(const std::string& node) const {
+  absl::StatusOr<kube::ObjectPtr> object = nodes_.GetByKey(node);
+  return object.ok() && kube::Label(**object, kEdgeNodeRoleLabel).has_value();
+}
+
+std::map<std::string, v1::DistributedJobSpec> DistributedJobEdge::NodeSpecs(
+    const JobPlacementView& view, std::string* selection_error) const {
+  std::map<std::string, v1::DistributedJobSpec> specs;
+  auto spec_for = [&](const std::string& node) -> v1::DistributedJobSpec& {
+    v1::DistributedJobSpec& spec = specs[node];
+    spec.set_node_name(node);
+    return spec;
+  };
+  // Tasks in spec order, so each node's task list is in spec order too.
+  for (const job::Task& task : view.spec->tasks) {
+    if (!view.finished && TemplateSelectsNodes(task)) {
+      absl::StatusOr<Placement> placement = PlacePodSpec(*PodSpecOf(task), nodes_);
+      if (!placement.ok()) {
+        if (selection_error->empty()) {
+          *selection_error = absl::StrCat("task ", task.name, ": ", placement.status().message());
+        }
+      } else {
+        for (const std::string& node : placement->nodes) TaskEntry(&spec_for(node), task);
+      }
+    }
+    std::vector<const PlacedTaskPod*> pods;
+    for (const PlacedTaskPod& pod : view.pods) {
+      if (pod.task == task.name) pods.push_back(&pod);
+    }
+    std::sort(pods.begin(), pods.end(),
+              [](const PlacedTaskPod* a, const PlacedTaskPod* b) { return a->pod < b->pod; });
+    for (const PlacedTaskPod* pod : pods) {
+      if (!TemplateSelectsNodes(task) && !IsEdgeNode(pod->node)) continue;
+      TaskEntry(&spec_for(pod->node), task)->add_pods(pod->pod);
+    }
+  }
+  return specs;
+}
+
+void DistributedJobEdge::JobPlaced(const JobPlacementView& view) {
+  if (view.object == nullptr || view.spec == nullptr) return;
+  const std::string key = view.job.Key();
+  std::string selection_error;
+  std::map<std::string, v1::DistributedJobSpec> specs = NodeSpecs(view, &selection_error);
+  const v1::ObjectRef ref = EdgeRef(kKind, *view.object);
+
+  absl::MutexLock lock(&mu_);
+  Announced& announced = announced_[key];
+  if (!selection_error.empty()) {
+    const std::string generation = EdgeVersion(*view.object);
+    if (announced.bad_selection_logged != generation) {
+      LOG(WARNING) << "distributedjob " << key << ": " << selection_error
+                   << "; that task is announced only to the nodes its pods are bound to";
+      announced.bad_selection_logged = generation;
+    }
+  }
+  const bool recreated = !announced.ref.uid().empty() && announced.ref.uid() != ref.uid();
+  // Nodes that no longer concern the job.
+  for (auto it = announced.versions.begin(); it != announced.versions.end();) {
+    if (specs.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    if (absl::Status s = options_.edge->Remove(it->first, announced.ref); !s.ok()) {
+      LOG(WARNING) << "distributedjob " << key << ": remove from node " << it->first
+                   << " failed: " << s;
+      ++it;
+      continue;
+    }
+    LOG(INFO) << "distributedjob " << key << ": removed from node " << it->first;
+    it = announced.versions.erase(it);
+  }
+  for (auto& [node, spec] : specs) {
+    const std::string version = NodeVersion(*view.object, spec);
+    auto it = announced.versions.find(node);
+    if (!recreated && it != announced.versions.end() && it->second == version) continue;
+    v1::Resource resource;
+    *resource.mutable_ref() = ref;
+    resource.set_version(version);
+    *resource.mutable_distributed_job() = std::move(spec);
+    if (absl::Status s = options_.edge->Upsert(node, std::move(resource)); !s.ok()) {
+      LOG(WARNING) << "distributedjob " << key << ": announcing to node " << node
+                   << " failed: " << s;
+      continue;
+    }
+    LOG(DEBUG) << "distributedjob " << key << ": announced to node " << node << " (version "
+               << version << ")";
+    announced.versions[node] = version;
+  }
+  announced.ref = ref;
+  if (announced.versions.empty()) announced_.erase(key);
+}
+
+void DistributedJobEdge::JobRemoved(const std::string& kind, const std::string& key) {
+  if (kind != kKind) return;
+  absl::MutexLock lock(&mu_);
+  auto it = announced_.find(key);
+  if (it == announced_.end()) return;
+  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
+    if (absl::Status s = options_.edge->Remove(node->first, it->second.ref); !s.ok()) {
+      LOG(WARNING) << "distributedjob " << key << ": remove from node " << node->first
+                   << " failed: " << s;
+      ++node;
+      continue;
+    }
+    LOG(INFO) << "distributedjob " << key << ": removed from node " << node->first
+              << " (job deleted)";
+    node = it->second.versions.erase(node);
+  }
+  if (it->second.versions.empty()) announced_.erase(it);
+}
+
+std::vector<std::string> DistributedJobEdge::NodesOf(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> nodes;
+  auto it = announced_.find(key);
+  if (it == announced_.end()) return nodes;
+  for (const auto& [node, version] : it->second.versions) nodes.push_back(node);
+  return nodes;
+}
+
+ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
+                                               const v1::StatusReport& report) {
+  const v1::ObjectRef& ref = report.ref();
+  const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
+  if (ref.kind() != kKind || !report.has_worker()) {
+    return ReportOutcome::Rejected(
+        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
+                                " does not carry a worker report"));
+  }
+  absl::StatusOr<kube::ObjectPtr> cached = jobs_.GetByKey(key);
+  if (!cached.ok() || (!ref.uid().empty() && kube::Uid(**cached) != ref.uid())) {
+    return ReportOutcome::Rejected(
+        "ObjectGone", absl::StrCat("distributedjob ", key, " (uid ", ref.uid(), ") is gone"));
+  }
+  const Json& object = **cached;
+  absl::StatusOr<job::DistributedJob> parsed = job::DistributedJob::FromJson(object);
+  if (!parsed.ok()) {
+    return ReportOutcome::Rejected("Invalid", absl::StrCat("distributedjob ", key, ": ",
+                                                           parsed.status().message()));
+  }
+  const v1::WorkerReport& worker = report.worker();
+  const job::Task* task = TaskOfWorker(parsed->spec, ref.name(), worker.worker_name());
+  if (task == nullptr) {
+    return ReportOutcome::Rejected(
+        "UnknownWorker", absl::StrCat("worker ", worker.worker_name(), " is not a pod of a task of ",
+                                      "distributedjob ", key));
+  }
+
+  Json entry = Json::object();
+  entry["worker"] = worker.worker_name();
+  entry["node"] = std::string(node);
+  entry["kind"] = worker.worker_kind();
+  entry["status"] = worker.status();
+  const absl::Time at =
+      ReportTime(worker.time().seconds(), worker.time().nanos()).value_or(options_.clock->Now());
+  entry["time"] = kube::FormatTimestamp(at);
+  entry["results"] = nullptr;           // merge patch: drop an older report's results
+  entry["resultsTruncated"] = nullptr;
+  if (!worker.results_json().empty()) {
+    Json results = worker.results_json().size() > options_.max_results_bytes
+                       ? Json(Json::value_t::discarded)
+                       : Json::parse(worker.results_json(), nullptr, /*allow_exceptions=*/false);
+    if (results.is_discarded()) {
+      entry["resultsTruncated"] = true;
+    } else {
+      entry["results"] = std::move(results);
+    }
+  }
+
+  // The same report again (a resend after a lost ACK): nothing to write.
+  Json stored = entry;
+  for (auto it = stored.begin(); it != stored.end();) {
+    it = it->is_null() ? stored.erase(it) : std::next(it);
+  }
+  if (const Json* current = kube::FindPath(object, "status.workerReports");
+      current != nullptr && current->is_object()) {
+    auto it = current->find(task->name);
+    if (it != current->end() && *it == stored) return ReportOutcome::Accepted();
+  }
+
+  Json patch = {{"status", {{"workerReports", {{task->name, std::move(entry)}}}}}};
+  absl::StatusOr<Json> written = options_.client->Patch(
+      job::DistributedJobs(), ref.namespace_(), ref.name(), kube::PatchType::kMerge, patch,
+      "status");
+  if (!written.ok()) {
+    if (absl::IsNotFound(written.status())) {
+      return ReportOutcome::Rejected("ObjectGone", std::string(written.status().message()));
+    }
+    LOG(WARNING) << "distributedjob " << key << ": worker report " << report.seq() << " from node "
+                 << node << " not written: " << written.status();
+    return ReportOutcome::Retry("ApiError", std::string(written.status().message()));
+  }
+  LOG(DEBUG) << "distributedjob " << key << ": worker " << worker.worker_name() << " on node "
+             << node << " reports " << worker.status();
+  return ReportOutcome::Accepted();
+}
+
+}  // namespace nereid::gm
