@@ -1,6 +1,10 @@
 #include "common/api/object_validation.h"
 
+#include <map>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/api/dataset.h"
 #include "common/api/federated_learning_job.h"
 #include "common/api/incremental_learning_job.h"
@@ -18,7 +22,24 @@ absl::StatusOr<std::vector<kube::StatusCause>> ParseAndValidate(const kube::Json
   if (!parsed.ok()) return parsed.status();
   return parsed->Validate();
 }
+
+struct Registry {
+  absl::Mutex mu;
+  std::map<std::string, ObjectValidator, std::less<>> validators ABSL_GUARDED_BY(mu);
+};
+
+Registry& Validators() {
+  static Registry* const registry = new Registry;  // Never destroyed: used from static init.
+  return *registry;
+}
 }  // namespace
+
+bool RegisterObjectValidator(std::string_view kind, ObjectValidator validator) {
+  Registry& registry = Validators();
+  absl::MutexLock lock(&registry.mu);
+  registry.validators[std::string(kind)] = validator;
+  return true;
+}
 
 absl::StatusOr<std::vector<kube::StatusCause>> ValidateObject(const kube::Json& object) {
   std::string kind = kube::StringAt(object, "kind");
@@ -30,6 +51,15 @@ absl::StatusOr<std::vector<kube::StatusCause>> ValidateObject(const kube::Json& 
     return ParseAndValidate<IncrementalLearningJob>(object);
   }
   if (kind == kinds::kLifelongLearningJob) return ParseAndValidate<LifelongLearningJob>(object);
+  ObjectValidator other = nullptr;
+  {
+    Registry& registry = Validators();
+    absl::MutexLock lock(&registry.mu);
+    if (auto it = registry.validators.find(kind); it != registry.validators.end()) {
+      other = it->second;
+    }
+  }
+  if (other != nullptr) return other(object);
   return absl::UnimplementedError(absl::StrCat("not a sedna.io kind Nereid knows: \"", kind, "\""));
 }
 

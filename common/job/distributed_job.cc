@@ -1,11 +1,26 @@
 #include "common/job/distributed_job.h"
 
+#include "common/api/object_validation.h"
 #include "common/api/validation.h"
 #include "common/job/job_validation.h"
 
 namespace nereid::job {
 
 using kube::Json;
+
+namespace {
+
+absl::StatusOr<std::vector<kube::StatusCause>> ValidateDistributedJobObject(const Json& object) {
+  absl::StatusOr<DistributedJob> parsed = DistributedJob::FromJson(object);
+  if (!parsed.ok()) return parsed.status();
+  return parsed->Validate();
+}
+
+// api::ValidateObject covers DistributedJob wherever this file is linked (see object_validation.h).
+[[maybe_unused]] const bool kValidatorRegistered =
+    api::RegisterObjectValidator(kDistributedJobKind, &ValidateDistributedJobObject);
+
+}  // namespace
 
 const kube::Resource& DistributedJobs() {
   static const kube::Resource* const resource = new kube::Resource{

@@ -374,12 +374,23 @@ bool JobReconciler::Pass::SyncGang(bool* gang_enabled) {
         absl::StrCat("PodGroup ", key_, " is not owned by job ", key_)));
     return false;
   }
-  // minMember and priorityClassName follow the spec; the queue is kept (immutable in Volcano).
+  // minMember, minResources and priorityClassName follow the spec; the queue is kept (immutable
+  // in Volcano).
   Json& spec = (*current)["spec"];
   bool update = false;
   if (!spec.is_object()) spec = Json::object();
   if (spec.value("minMember", -1) != desired["spec"]["minMember"].get<int>()) {
     spec["minMember"] = desired["spec"]["minMember"];
+    update = true;
+  }
+  // minResources follows the templates (absent when nothing is requested).
+  const Json want_resources = desired["spec"].value("minResources", Json());
+  if (spec.value("minResources", Json()) != want_resources) {
+    if (want_resources.is_null()) {
+      spec.erase("minResources");
+    } else {
+      spec["minResources"] = want_resources;
+    }
     update = true;
   }
   std::string want_priority = desired["spec"].value("priorityClassName", std::string());

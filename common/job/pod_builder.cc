@@ -1,5 +1,6 @@
 #include "common/job/pod_builder.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -238,6 +239,25 @@ Json BuildService(const JobIdentity& job, const JobSpec& spec,
           {"spec", std::move(svc_spec)}};
 }
 
+std::optional<ResourceList> MinResources(const JobSpec& spec, int32_t min_member) {
+  ResourceList total;
+  int32_t counted = 0;
+  for (const Task& task : spec.tasks) {
+    if (counted >= min_member) break;
+    const int32_t pods = std::min(task.Replicas(), min_member - counted);
+    if (pods <= 0) continue;
+    const Json* pod_spec = kube::FindPath(task.pod_template, "spec");
+    if (pod_spec == nullptr || !pod_spec->is_object()) continue;
+    absl::StatusOr<ResourceList> one = PodRequests(*pod_spec);
+    if (!one.ok()) return std::nullopt;  // The pods cannot be created either; the API says why.
+    for (int32_t i = 0; i < pods; ++i) {
+      if (!AddResources(&total, *one)) return std::nullopt;
+    }
+    counted += pods;
+  }
+  return total;
+}
+
 Json BuildPodGroup(const JobIdentity& job, const JobSpec& spec) {
   int32_t min_member = spec.TotalReplicas();
   std::string queue = "default";
@@ -249,6 +269,10 @@ Json BuildPodGroup(const JobIdentity& job, const JobSpec& spec) {
   }
   Json pg_spec = {{"minMember", min_member}, {"queue", queue}};
   if (!priority.empty()) pg_spec["priorityClassName"] = priority;
+  if (std::optional<ResourceList> min_resources = MinResources(spec, min_member);
+      min_resources.has_value() && !min_resources->empty()) {
+    pg_spec["minResources"] = ResourceListToJson(*min_resources);
+  }
   Json metadata = {{"name", job.name},
                    {"namespace", job.ns},
                    {"labels", JobSelectorLabels(job)},

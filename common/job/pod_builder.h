@@ -28,11 +28,13 @@
 // NEREID_COLLECTOR_A_HOSTS).
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/job/job_spec.h"
+#include "common/job/quantity.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
 
@@ -115,8 +117,16 @@ BuiltPod BuildPod(const JobIdentity& job, const JobSpec& spec, const Task& task,
 kube::Json BuildService(const JobIdentity& job, const JobSpec& spec,
                         const std::map<std::string, std::string>& extra_labels);
 // The Volcano PodGroup: minMember = minAvailable or Σ replicas, queue ("default" when unset),
-// priorityClassName.
+// priorityClassName, and minResources = MinResources(spec, minMember) (omitted when no pod
+// requests anything or a quantity is malformed), so Volcano admits the job into its queue only
+// when the gang fits.
 kube::Json BuildPodGroup(const JobIdentity& job, const JobSpec& spec);
+
+// Σ of the requests (quantity.h PodRequests) of the first `min_member` pods in spec order (tasks
+// in order, then indexes). training-operator orders by the tasks' PriorityClass values first; the
+// tasks here share the job's priorityClass, so spec order is the order. nullopt when a quantity is
+// malformed or the sum overflows.
+std::optional<ResourceList> MinResources(const JobSpec& spec, int32_t min_member);
 
 // The global rank of (task, index) in spec order.
 int RankOf(const JobSpec& spec, std::string_view task, int index);

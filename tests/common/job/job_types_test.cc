@@ -8,12 +8,14 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
+#include "common/api/object_validation.h"
 #include "common/job/conditions.h"
 #include "common/job/distributed_job.h"
 #include "common/job/expectations.h"
 #include "common/job/job_validation.h"
 #include "common/job/pod_builder.h"
 #include "common/job/pod_failure.h"
+#include "common/job/quantity.h"
 #include "common/time/fake_clock.h"
 
 namespace nereid::job {
@@ -150,6 +152,27 @@ TEST_CASE("validation: DI-orchestrator row 38 and Nereid's naming limits") {
   // A task without a template.
   CHECK(Fields(causes_of(Json::array({{{"name", "a"}}}))) ==
         std::set<std::string>{"spec.tasks[0].template"});
+}
+
+TEST_CASE("api::ValidateObject covers DistributedJob (registered by common/job)") {
+  CHECK(Fields(*api::ValidateObject(Job(Json::array({TaskJson("a", "learner", 1)})))).empty());
+  // Unique task names, at most one learner/collector/evaluator, all at once with their paths.
+  auto causes = api::ValidateObject(
+      Job(Json::array({TaskJson("a", "learner", 1), TaskJson("a", "none", 1),
+                       TaskJson("l2", "learner", 1), TaskJson("e1", "evaluator", 1),
+                       TaskJson("e2", "evaluator", 1)})));
+  REQUIRE(causes.ok());
+  CHECK(Fields(*causes) ==
+        std::set<std::string>{"spec.tasks[1].name", "spec.tasks[2].type", "spec.tasks[4].type"});
+  // replicas < 0 and wrong types do not parse: InvalidArgument with the causes.
+  Json negative = Job(Json::array({TaskJson("a", "none", -1)}));
+  auto refused = api::ValidateObject(negative);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(absl::IsInvalidArgument(refused.status()));
+  CHECK(Fields(kube::Causes(refused.status())) == std::set<std::string>{"spec.tasks[0].replicas"});
+  Json mistyped = Job(Json::array({TaskJson("a", "none", 1)}));
+  mistyped["spec"]["tasks"][0]["type"] = "sampler";
+  CHECK(absl::IsInvalidArgument(api::ValidateObject(mistyped).status()));
 }
 
 TEST_CASE("JobStatus JSON round-trips every field") {
@@ -420,6 +443,76 @@ TEST_CASE("the headless Service and the PodGroup") {
   CHECK(pg["spec"]["queue"] == "q");
   CHECK(pg["spec"]["priorityClassName"] == "high");
   CHECK(pg["metadata"]["ownerReferences"][0]["uid"] == "u1");
+  CHECK_FALSE(pg["spec"].contains("minResources"));  // Nothing requested.
+}
+
+TEST_CASE("quantities: parse, format, pod requests") {
+  auto milli = [](std::string_view q) {
+    auto v = ParseQuantityMilli(q);
+    INFO(q);
+    REQUIRE(v.ok());
+    return *v;
+  };
+  CHECK(milli("500m") == 500);
+  CHECK(milli("2") == 2000);
+  CHECK(milli("1.5") == 1500);
+  CHECK(milli("0.1") == 100);
+  CHECK(milli("1Ki") == 1024'000);
+  CHECK(milli("1.5Gi") == int64_t{3} * (int64_t{1} << 29) * 1000);
+  CHECK(milli("1k") == 1000'000);
+  CHECK(milli("1e3") == 1000'000);
+  CHECK(milli("1G") == int64_t{1000'000'000'000});
+  CHECK(milli("1n") == 1);  // Rounded up to a milli-unit.
+  CHECK(milli("-1") == -1000);
+  for (std::string_view bad : {"", "m", "1x", "1.2.3", "Gi", "1e", "1Gi5", "99999999999Ei", "1E"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseQuantityMilli(bad).ok());
+  }
+  CHECK(FormatQuantityMilli(500) == "500m");
+  CHECK(FormatQuantityMilli(3000) == "3");
+  CHECK(FormatQuantityMilli((int64_t{2} << 30) * 1000) == "2Gi");
+  CHECK(FormatQuantityMilli(1000'000'000) == "1000000");
+  CHECK(FormatQuantityMilli(0) == "0");
+
+  // Containers add up, init containers count by their maximum, limits stand in for requests.
+  Json pod = Json::parse(R"({
+    "containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}},
+      {"name": "b", "resources": {"limits": {"cpu": "1", "nvidia.com/gpu": 1}}},
+      {"name": "c"}],
+    "initContainers": [
+      {"name": "i", "resources": {"requests": {"cpu": "2", "memory": "64Mi"}}}],
+    "overhead": {"memory": "1Mi"}})");
+  auto requests = PodRequests(pod);
+  REQUIRE(requests.ok());
+  CHECK(ResourceListToJson(*requests) ==
+        Json({{"cpu", "2"}, {"memory", "1025Mi"}, {"nvidia.com/gpu", "1"}}));
+  pod["containers"][0]["resources"]["requests"]["cpu"] = "lots";
+  auto bad = PodRequests(pod);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).find("spec.containers[0].resources.requests.cpu") !=
+        std::string::npos);
+}
+
+TEST_CASE("PodGroup minResources: the requests of the minMember first pods in spec order") {
+  JobSpec spec = Spec({{"learner", 1}, {"collector", 3}});
+  spec.tasks[0].pod_template["spec"]["containers"][0]["resources"] = {
+      {"requests", {{"cpu", "2"}, {"memory", "4Gi"}, {"nvidia.com/gpu", "1"}}}};
+  spec.tasks[1].pod_template["spec"]["containers"][0]["resources"] = {
+      {"requests", {{"cpu", "500m"}, {"memory", "512Mi"}}}};
+  // All four pods by default.
+  Json pg = BuildPodGroup(Id(), spec);
+  CHECK(pg["spec"]["minResources"] ==
+        Json({{"cpu", "3500m"}, {"memory", "5632Mi"}, {"nvidia.com/gpu", "1"}}));
+  // minAvailable 2: the learner and one collector.
+  spec.run_policy.scheduling_policy = SchedulingPolicy{2, "", ""};
+  pg = BuildPodGroup(Id(), spec);
+  CHECK(pg["spec"]["minMember"] == 2);
+  CHECK(pg["spec"]["minResources"] ==
+        Json({{"cpu", "2500m"}, {"memory", "4608Mi"}, {"nvidia.com/gpu", "1"}}));
+  // A malformed quantity: no minResources (pod creation reports the error).
+  spec.tasks[1].pod_template["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "?";
+  CHECK_FALSE(BuildPodGroup(Id(), spec)["spec"].contains("minResources"));
 }
 
 }  // namespace
