@@ -1,0 +1,854 @@
+// GM fan-out benchmark (issue 3 §6): a real `globalmanager` process with mTLS, fed by a real
+// `devapiserver`, serving N simulated edge nodes (bench/edge_simulator) from this process.
+//
+//   edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs scripts/gen-certs.sh
+//       --crd deploy/crds [--nodes 1000] [--datasets-per-node 10]
+//       [--create-threads 4] [--create-rate 0] [--leader-elect] [--baseline-writes 2000]
+//       [--kubectl BIN --kubectl-objects 1000] [--timeout 900] [--dir DIR] [--enforce]
+//
+// Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
+//   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
+//            in process (NodeCertIssuer); devapiserver starts, the CRDs are created (--crd: a
+//            file or a directory of *.yaml, as deploy/crds/ — the GM is ready only once the
+//            informers of every kind it runs have synced, so it wants them all), the GM
+//            starts (--leader-elect=false unless --leader-elect) and reports /readyz 200.
+//   connect  the N nodes dial at once (Hello with an empty inventory) until each got ResyncDone.
+//   create   N x M Datasets (spec.nodeName = node) are created through the API by
+//            --create-threads RestClient threads (no client-side rate limit; --create-rate paces
+//            them). Per object: the time the API answered the create → the time the Change
+//            reached its node, which ACKs it at once. Checked: every node holds exactly its M.
+//   report   every node sends one Dataset StatusReport per dataset (as an LC after counting),
+//            at most 64 in flight per node; the GM ACCEPTs a report only after writing it to the
+//            API (status subresource). Measured: reports answered per second end to end, the
+//            GM's own report-handling time from its /metrics, and — checked — every dataset's
+//            status.numberOfSamples in the API.
+//   baseline the same number of status writes (--baseline-writes) sent straight to devapiserver
+//            by this process: what the API server alone absorbs, to tell its limit from the GM's.
+//   kubectl  (with --kubectl) `kubectl apply -f` of a multi-document file of --kubectl-objects
+//            Datasets for a node that is not connected: the create rate kubectl reaches.
+// Exit status 1 when something is wrong (a phase timed out, an object or report went missing, the
+// GM did not exit cleanly); with --enforce also when a target is missed (create→ACK p99 ≤ 100 ms,
+// GM VmHWM ≤ 300 MB).
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "bench/edge_simulator/edge_simulator.h"
+#include "bench/edge_simulator/node_certs.h"
+#include "bench/edge_simulator/proc_stats.h"
+#include "common/api/sedna_contract.h"
+#include "common/api/yaml_json.h"
+#include "common/kube/config.h"
+#include "common/kube/object.h"
+#include "common/kube/resource.h"
+#include "common/kube/rest_client.h"
+#include "common/net/tls.h"
+#include "common/status/macros.h"
+#include "common/time/token_bucket.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/subprocess.h"
+
+namespace nereid::bench {
+namespace {
+
+using kube::Json;
+using testing::Subprocess;
+
+constexpr double kTargetP99Ms = 100;
+constexpr double kTargetHwmMb = 300;
+
+struct Flags {
+  std::string devapiserver;
+  std::string globalmanager;
+  std::string gen_certs;
+  std::vector<std::string> crds;  // files or directories of *.yaml
+  std::string kubectl;
+  int nodes = 1000;
+  int datasets_per_node = 10;
+  int create_threads = 4;
+  double create_rate = 0;  // objects/s over all threads; 0 = as fast as the API answers
+  bool leader_elect = false;
+  int baseline_writes = 2000;
+  int kubectl_objects = 1000;
+  double timeout_seconds = 900;
+  std::string dir;
+  std::string gm_log_level = "info";
+  std::string ns = "default";
+  bool enforce = false;
+};
+
+void Usage() {
+  std::cerr
+      << "usage: edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs SCRIPT"
+         " --crd CRD_FILE_OR_DIR...\n"
+         "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
+         "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
+         "  [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS] [--enforce]\n";
+}
+
+absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> absl::StatusOr<std::string> {
+      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
+      return std::string(argv[++i]);
+    };
+    auto integer = [&](int* out, int min) -> absl::Status {
+      ASSIGN_OR_RETURN(std::string text, value());
+      if (!absl::SimpleAtoi(text, out) || *out < min) {
+        return absl::InvalidArgumentError(absl::StrCat(arg, ": want an integer >= ", min));
+      }
+      return absl::OkStatus();
+    };
+    auto real = [&](double* out) -> absl::Status {
+      ASSIGN_OR_RETURN(std::string text, value());
+      if (!absl::SimpleAtod(text, out) || *out < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(arg, ": want a number >= 0"));
+      }
+      return absl::OkStatus();
+    };
+    if (arg == "--devapiserver") {
+      ASSIGN_OR_RETURN(flags.devapiserver, value());
+    } else if (arg == "--globalmanager") {
+      ASSIGN_OR_RETURN(flags.globalmanager, value());
+    } else if (arg == "--gen-certs") {
+      ASSIGN_OR_RETURN(flags.gen_certs, value());
+    } else if (arg == "--crd") {
+      ASSIGN_OR_RETURN(std::string crd, value());
+      flags.crds.push_back(std::move(crd));
+    } else if (arg == "--kubectl") {
+      ASSIGN_OR_RETURN(flags.kubectl, value());
+    } else if (arg == "--nodes") {
+      RETURN_IF_ERROR(integer(&flags.nodes, 1));
+    } else if (arg == "--datasets-per-node") {
+      RETURN_IF_ERROR(integer(&flags.datasets_per_node, 1));
+    } else if (arg == "--create-threads") {
+      RETURN_IF_ERROR(integer(&flags.create_threads, 1));
+    } else if (arg == "--create-rate") {
+      RETURN_IF_ERROR(real(&flags.create_rate));
+    } else if (arg == "--leader-elect") {
+      flags.leader_elect = true;
+    } else if (arg == "--baseline-writes") {
+      RETURN_IF_ERROR(integer(&flags.baseline_writes, 0));
+    } else if (arg == "--kubectl-objects") {
+      RETURN_IF_ERROR(integer(&flags.kubectl_objects, 1));
+    } else if (arg == "--timeout") {
+      RETURN_IF_ERROR(real(&flags.timeout_seconds));
+    } else if (arg == "--dir") {
+      ASSIGN_OR_RETURN(flags.dir, value());
+    } else if (arg == "--gm-log-level") {
+      ASSIGN_OR_RETURN(flags.gm_log_level, value());
+    } else if (arg == "--namespace") {
+      ASSIGN_OR_RETURN(flags.ns, value());
+    } else if (arg == "--enforce") {
+      flags.enforce = true;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown argument ", arg));
+    }
+  }
+  if (flags.devapiserver.empty() || flags.globalmanager.empty() || flags.gen_certs.empty() ||
+      flags.crds.empty()) {
+    return absl::InvalidArgumentError(
+        "--devapiserver, --globalmanager, --gen-certs and --crd are required");
+  }
+  return flags;
+}
+
+std::string NodeName(int n) { return absl::StrFormat("edge-%04d", n); }
+std::string DatasetName(int n, int d) { return absl::StrFormat("edge-%04d-ds-%02d", n, d); }
+// What node n reports for its dataset d (distinct per object, so a mixed-up status shows).
+int64_t Samples(int n, int d) { return 1000LL * n + d + 1; }
+
+double Ms(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
+double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
+double Mb(long kb) { return static_cast<double>(kb) / 1024.0; }
+
+double SelfCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Sum of the samples of `metric` whose labels contain every one of `labels` (Prometheus text).
+double MetricValue(const std::string& text, const std::string& metric,
+                   const std::vector<std::string>& labels = {}) {
+  double sum = 0;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(metric, 0) != 0) continue;
+    const char next = line.size() > metric.size() ? line[metric.size()] : '\0';
+    if (next != ' ' && next != '{') continue;
+    bool match = true;
+    for (const std::string& label : labels) match = match && line.find(label) != std::string::npos;
+    if (!match) continue;
+    const std::size_t space = line.rfind(' ');
+    double value = 0;
+    if (space != std::string::npos && absl::SimpleAtod(line.substr(space + 1), &value))
+      sum += value;
+  }
+  return sum;
+}
+
+// The CRD files named by --crd: a file as is, a directory's *.yaml files in name order.
+absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(path, error)) {
+      files.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+      if (entry.path().extension() == ".yaml") found.push_back(entry.path().string());
+    }
+    if (error)
+      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": ", error.message()));
+    if (found.empty())
+      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": no *.yaml"));
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+// The 1-minute load average ("?" when unreadable): the machine is shared, so it goes with the
+// figures.
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one;
+  return (in >> one) ? one : std::string("?");
+}
+
+struct PhaseStats {
+  std::string name;
+  double seconds = 0;
+  ProcStats gm;         // after the phase
+  double gm_cpu = 0;    // GM CPU seconds spent in the phase
+  double api_cpu = 0;   // devapiserver CPU seconds in the phase
+  double self_cpu = 0;  // this process (simulator + API clients)
+};
+
+class FanoutBench {
+ public:
+  explicit FanoutBench(Flags flags) : flags_(std::move(flags)) {}
+
+  absl::Status Run();
+  // Prints the result table; returns whether the targets were met.
+  bool Report(std::ostream& out) const;
+
+ private:
+  absl::Status Setup();
+  absl::Status ConnectNodes();
+  absl::Status CreateDatasets();
+  absl::Status ReportCounts();
+  absl::Status BaselineWrites();
+  absl::Status KubectlApply();
+  absl::Status StopAll();
+
+  absl::StatusOr<std::string> Metrics() const;
+  void BeginPhase(const std::string& name);
+  void EndPhase();
+  std::string Dir(const std::string& name) const { return work_dir_ + "/" + name; }
+
+  const Flags flags_;
+  std::optional<testing::TempDir> temp_dir_;
+  std::string work_dir_;
+  std::unique_ptr<Subprocess> api_;
+  std::unique_ptr<Subprocess> gm_;
+  int gm_http_port_ = 0;
+  int gm_edge_port_ = 0;
+  std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<EdgeSimulator> sim_;
+
+  // Phase bookkeeping.
+  std::vector<PhaseStats> phases_;
+  absl::Time phase_start_;
+  ProcStats gm_before_, api_before_;
+  double self_before_ = 0;
+
+  // Results.
+  double gen_certs_seconds_ = 0;
+  double issue_seconds_ = 0;
+  int total_ = 0;
+  double create_seconds_ = 0;  // first create sent → last create answered
+  int create_errors_ = 0;
+  Summary create_call_ms_;    // how long one create took
+  Summary create_to_ack_ms_;  // create answered → Change at the node
+  Summary send_to_ack_ms_;    // create sent → Change at the node
+  int acked_before_answer_ = 0;
+  double last_ack_after_last_create_ms_ = 0;
+  int reports_ = 0;
+  double reports_seconds_ = 0;  // first report sent → last answered
+  Summary report_ms_;
+  int64_t report_retries_ = 0;
+  double gm_report_mean_ms_ = 0;  // GM's own report handling (queue wait included)
+  double gm_dispatch_mean_ms_ = 0;
+  int baseline_done_ = 0;
+  double baseline_seconds_ = 0;
+  int kubectl_done_ = 0;
+  double kubectl_seconds_ = 0;
+  ProcStats gm_final_;
+  int gm_exit_ = -1;
+  std::string load_before_, load_after_;
+};
+
+void FanoutBench::BeginPhase(const std::string& name) {
+  PhaseStats phase;
+  phase.name = name;
+  phases_.push_back(std::move(phase));
+  phase_start_ = absl::Now();
+  gm_before_ = gm_ ? ReadProcStats(gm_->pid()) : ProcStats();
+  api_before_ = api_ ? ReadProcStats(api_->pid()) : ProcStats();
+  self_before_ = SelfCpuSeconds();
+  std::cerr << "edge_fanout_bench: " << name << " ..." << std::endl;
+}
+
+void FanoutBench::EndPhase() {
+  PhaseStats& phase = phases_.back();
+  phase.seconds = Seconds(absl::Now() - phase_start_);
+  if (gm_) {
+    phase.gm = ReadProcStats(gm_->pid());
+    phase.gm_cpu = phase.gm.cpu_seconds - std::max(0.0, gm_before_.cpu_seconds);
+  }
+  if (api_)
+    phase.api_cpu = ReadProcStats(api_->pid()).cpu_seconds - std::max(0.0, api_before_.cpu_seconds);
+  phase.self_cpu = SelfCpuSeconds() - self_before_;
+  std::cerr << absl::StrFormat(
+                   "edge_fanout_bench: %s done in %.2f s (GM VmHWM %.1f MiB, RSS %.1f MiB, "
+                   "CPU %.2f s; devapiserver CPU %.2f s; simulator+clients CPU %.2f s)",
+                   phase.name, phase.seconds, Mb(phase.gm.vm_hwm_kb), Mb(phase.gm.vm_rss_kb),
+                   phase.gm_cpu, phase.api_cpu, phase.self_cpu)
+            << std::endl;
+}
+
+absl::StatusOr<std::string> FanoutBench::Metrics() const {
+  httplib::Client http("127.0.0.1", gm_http_port_);
+  http.set_connection_timeout(5);
+  http.set_read_timeout(10);
+  httplib::Result result = http.Get("/metrics");
+  if (!result || result->status != 200) {
+    return absl::UnavailableError("GET /metrics of the GM failed");
+  }
+  return result->body;
+}
+
+absl::Status FanoutBench::Run() {
+  load_before_ = LoadAverage();
+  RETURN_IF_ERROR(Setup());
+  RETURN_IF_ERROR(ConnectNodes());
+  RETURN_IF_ERROR(CreateDatasets());
+  RETURN_IF_ERROR(ReportCounts());
+  if (flags_.baseline_writes > 0) RETURN_IF_ERROR(BaselineWrites());
+  if (!flags_.kubectl.empty()) RETURN_IF_ERROR(KubectlApply());
+  return StopAll();
+}
+
+absl::Status FanoutBench::Setup() {
+  BeginPhase("setup");
+  if (flags_.dir.empty()) {
+    ASSIGN_OR_RETURN(testing::TempDir dir, testing::TempDir::Create("edge-fanout-"));
+    temp_dir_.emplace(std::move(dir));
+    work_dir_ = temp_dir_->path();
+  } else {
+    work_dir_ = flags_.dir;
+    std::error_code ignored;
+    std::filesystem::create_directories(work_dir_, ignored);
+  }
+
+  // CA + GM certificate by the project's script; node certificates in process.
+  const absl::Time certs_start = absl::Now();
+  ASSIGN_OR_RETURN(testing::CommandResult certs,
+                   testing::RunCommand({flags_.gen_certs, Dir("certs")}, absl::Seconds(60)));
+  if (certs.exit_code != 0) {
+    return absl::InternalError(absl::StrCat("gen-certs.sh failed: ", certs.err));
+  }
+  gen_certs_seconds_ = Seconds(absl::Now() - certs_start);
+  ASSIGN_OR_RETURN(std::string ca_pem, net::ReadPemFile(Dir("certs/ca.crt")));
+  ASSIGN_OR_RETURN(std::string ca_key_pem, net::ReadPemFile(Dir("certs/ca.key")));
+  ASSIGN_OR_RETURN(std::unique_ptr<NodeCertIssuer> issuer,
+                   NodeCertIssuer::Create(ca_pem, ca_key_pem));
+  const absl::Time issue_start = absl::Now();
+  std::vector<NodeIdentity> identities;
+  identities.reserve(flags_.nodes);
+  for (int n = 0; n < flags_.nodes; ++n) {
+    ASSIGN_OR_RETURN(NodeIdentity identity, issuer->Issue(NodeName(n)));
+    identities.push_back(std::move(identity));
+  }
+  issue_seconds_ = Seconds(absl::Now() - issue_start);
+
+  // devapiserver (in memory) and the Dataset CRD.
+  Subprocess::Options api;
+  api.argv = {flags_.devapiserver, "--listen",    "127.0.0.1:0", "--kubeconfig-out",
+              Dir("kubeconfig"),   "--log-level", "warning"};
+  ASSIGN_OR_RETURN(api_, Subprocess::Start(std::move(api)));
+  ASSIGN_OR_RETURN(std::string line, api_->ReadLine(absl::Seconds(30)));
+  if (testing::ListenUrl(line).empty()) {
+    return absl::InternalError(absl::StrCat("devapiserver printed '", line, "'"));
+  }
+  ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Dir("kubeconfig")));
+  kube::RestClient::Options rest;
+  rest.qps = 0;  // The benchmark measures the API server and the GM, not a client-side limit.
+  rest.max_idle_connections = static_cast<std::size_t>(flags_.create_threads) + 4;
+  rest.user_agent = "edge-fanout-bench";
+  ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
+  ASSIGN_OR_RETURN(std::vector<std::string> crd_files, CrdFiles(flags_.crds));
+  for (const std::string& file : crd_files) {
+    ASSIGN_OR_RETURN(std::vector<Json> crds, api::YamlFileToJson(file));
+    for (const Json& crd : crds) {
+      RETURN_IF_ERROR(
+          client_->Create(kube::resources::CustomResourceDefinitions(), "", crd).status());
+    }
+  }
+  if (!testing::WaitFor(
+          [&] {
+            absl::StatusOr<bool> served = client_->IsServed(api::resources::Datasets());
+            return served.ok() && *served;
+          },
+          absl::Seconds(30))) {
+    return absl::DeadlineExceededError("the Dataset CRD is not served after 30 s");
+  }
+
+  // The GM: mTLS on an ephemeral port, metrics on another.
+  Subprocess::Options gm;
+  gm.argv = {flags_.globalmanager,
+             "--kubeconfig",
+             Dir("kubeconfig"),
+             "--listen",
+             "127.0.0.1:0",
+             "--http-listen",
+             "127.0.0.1:0",
+             "--tls-ca",
+             Dir("certs/ca.crt"),
+             "--tls-cert",
+             Dir("certs/globalmanager.crt"),
+             "--tls-key",
+             Dir("certs/globalmanager.key"),
+             absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
+             "--log-level",
+             flags_.gm_log_level};
+  gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
+  ASSIGN_OR_RETURN(gm_, Subprocess::Start(std::move(gm)));
+  ASSIGN_OR_RETURN(std::string gm_line, gm_->ReadLine(absl::Seconds(60)));
+  if (std::sscanf(gm_line.c_str(), "globalmanager: edge hub on port %d, http on port %d",
+                  &gm_edge_port_, &gm_http_port_) != 2) {
+    return absl::InternalError(
+        absl::StrCat("globalmanager printed '", gm_line, "'; stderr: ", gm_->Stderr()));
+  }
+  httplib::Client http("127.0.0.1", gm_http_port_);
+  http.set_connection_timeout(2);
+  if (!testing::WaitFor(
+          [&] {
+            httplib::Result ready = http.Get("/readyz");
+            return ready && ready->status == 200;
+          },
+          absl::Seconds(60), absl::Milliseconds(50))) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("the GM is not ready after 60 s; its log:\n", gm_->Stderr()));
+  }
+
+  EdgeSimulator::Options sim;
+  sim.gm_address = absl::StrCat("127.0.0.1:", gm_edge_port_);
+  sim.ca_pem = ca_pem;
+  ASSIGN_OR_RETURN(sim_, EdgeSimulator::Create(sim, std::move(identities)));
+  EndPhase();
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::ConnectNodes() {
+  BeginPhase("connect");
+  sim_->Connect();
+  const int64_t nodes = flags_.nodes;
+  if (!sim_->WaitFor([&](const SimTally& t) { return t.resyncs_done.load() >= nodes; },
+                     absl::Seconds(flags_.timeout_seconds))) {
+    return absl::DeadlineExceededError(absl::StrCat("only ", sim_->tally().resyncs_done.load(),
+                                                    " of ", nodes, " nodes finished their resync"));
+  }
+  EndPhase();
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::CreateDatasets() {
+  BeginPhase("create");
+  const int nodes = flags_.nodes;
+  const int per_node = flags_.datasets_per_node;
+  total_ = nodes * per_node;
+  // Object j is dataset j / nodes of node j % nodes: consecutive creates go to different nodes,
+  // as a fleet-wide rollout would.
+  std::vector<absl::Time> sent(total_), answered(total_);
+  std::vector<std::string> errors(total_);
+  std::unique_ptr<TokenBucket> pace;
+  if (flags_.create_rate > 0) {
+    pace = std::make_unique<TokenBucket>(flags_.create_rate, 1, Clock::Real());
+  }
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int j = next.fetch_add(1); j < total_; j = next.fetch_add(1)) {
+      if (pace) pace->Acquire();
+      const int n = j % nodes;
+      const int d = j / nodes;
+      Json object = {{"apiVersion", "sedna.io/v1alpha1"},
+                     {"kind", "Dataset"},
+                     {"metadata", {{"name", DatasetName(n, d)}, {"namespace", flags_.ns}}},
+                     {"spec",
+                      {{"url", absl::StrFormat("/data/%s/train-%02d.txt", NodeName(n), d)},
+                       {"format", "txt"},
+                       {"nodeName", NodeName(n)}}}};
+      sent[j] = absl::Now();
+      absl::StatusOr<Json> created = client_->Create(api::resources::Datasets(), flags_.ns, object);
+      answered[j] = absl::Now();
+      if (!created.ok()) errors[j] = created.status().ToString();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < flags_.create_threads; ++t) threads.emplace_back(worker);
+  for (std::thread& thread : threads) thread.join();
+  absl::Time first_sent = absl::InfiniteFuture(), last_answered = absl::InfinitePast();
+  std::vector<double> call_ms;
+  for (int j = 0; j < total_; ++j) {
+    first_sent = std::min(first_sent, sent[j]);
+    last_answered = std::max(last_answered, answered[j]);
+    call_ms.push_back(Ms(answered[j] - sent[j]));
+    if (!errors[j].empty()) {
+      if (create_errors_++ < 5) std::cerr << "create " << j << ": " << errors[j] << "\n";
+    }
+  }
+  create_seconds_ = Seconds(last_answered - first_sent);
+  create_call_ms_ = Summarize(call_ms);
+  if (create_errors_ > 0) {
+    return absl::InternalError(absl::StrCat(create_errors_, " creates failed"));
+  }
+
+  const int64_t expected = total_;
+  if (!sim_->WaitFor([&](const SimTally& t) { return t.upserts.load() >= expected; },
+                     absl::Seconds(flags_.timeout_seconds))) {
+    return absl::DeadlineExceededError(absl::StrCat("only ", sim_->tally().upserts.load(), " of ",
+                                                    expected, " datasets reached their node"));
+  }
+
+  // Match every arrival with its create.
+  absl::flat_hash_map<std::string, int> index;
+  index.reserve(total_);
+  for (int j = 0; j < total_; ++j) {
+    index[absl::StrCat("Dataset/", flags_.ns, "/", DatasetName(j % nodes, j / nodes))] = j;
+  }
+  std::vector<double> create_to_ack, send_to_ack;
+  std::vector<int> seen(total_, 0);
+  absl::Time last_arrival = absl::InfinitePast();
+  int misplaced = 0;
+  for (const Arrival& arrival : sim_->Arrivals()) {
+    auto it = index.find(arrival.key);
+    if (arrival.removed || it == index.end()) continue;
+    const int j = it->second;
+    if (arrival.node != NodeName(j % nodes)) ++misplaced;
+    if (seen[j]++ > 0) continue;  // The first arrival counts.
+    create_to_ack.push_back(Ms(arrival.at - answered[j]));
+    send_to_ack.push_back(Ms(arrival.at - sent[j]));
+    if (arrival.at < answered[j]) ++acked_before_answer_;
+    last_arrival = std::max(last_arrival, arrival.at);
+  }
+  create_to_ack_ms_ = Summarize(create_to_ack);
+  send_to_ack_ms_ = Summarize(send_to_ack);
+  last_ack_after_last_create_ms_ = Ms(last_arrival - last_answered);
+  int missing = 0;
+  for (int j = 0; j < total_; ++j) missing += seen[j] == 0;
+  int wrong_holdings = 0;
+  for (std::size_t held : sim_->Held())
+    wrong_holdings += held != static_cast<std::size_t>(per_node);
+  ASSIGN_OR_RETURN(std::string metrics, Metrics());
+  const double dispatch_count =
+      MetricValue(metrics, "nereid_edgehub_dispatch_latency_seconds_count");
+  if (dispatch_count > 0) {
+    gm_dispatch_mean_ms_ =
+        1000 * MetricValue(metrics, "nereid_edgehub_dispatch_latency_seconds_sum") / dispatch_count;
+  }
+  EndPhase();
+  if (missing > 0 || misplaced > 0 || wrong_holdings > 0) {
+    return absl::InternalError(absl::StrCat(missing, " datasets never arrived, ", misplaced,
+                                            " arrived at the wrong node, ", wrong_holdings,
+                                            " nodes do not hold exactly ", per_node));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::ReportCounts() {
+  BeginPhase("report");
+  ASSIGN_OR_RETURN(std::string before, Metrics());
+  reports_ = static_cast<int>(
+      sim_->QueueDatasetReports([&](const std::string& node, const std::string& key) {
+        // key = Dataset/<ns>/edge-NNNN-ds-DD
+        const std::size_t at = key.rfind("-ds-");
+        int n = 0, d = 0;
+        if (at == std::string::npos || !absl::SimpleAtoi(node.substr(5), &n) ||
+            !absl::SimpleAtoi(key.substr(at + 4), &d)) {
+          return int64_t{-1};
+        }
+        return Samples(n, d);
+      }));
+  const int64_t expected = reports_;
+  if (!sim_->WaitFor(
+          [&](const SimTally& t) {
+            return t.reports_accepted.load() + t.reports_rejected.load() >= expected;
+          },
+          absl::Seconds(flags_.timeout_seconds))) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "only ", sim_->tally().reports_accepted.load() + sim_->tally().reports_rejected.load(),
+        " of ", expected, " reports were answered"));
+  }
+  absl::Time first = absl::InfiniteFuture(), last = absl::InfinitePast();
+  std::vector<double> latencies;
+  int rejected = 0;
+  for (const ReportRecord& record : sim_->Reports()) {
+    if (record.answered == absl::InfinitePast()) continue;
+    first = std::min(first, record.first_sent);
+    last = std::max(last, record.answered);
+    latencies.push_back(Ms(record.answered - record.first_sent));
+    if (record.result != edge::v1::REPORT_ACCEPTED) {
+      if (rejected++ < 5) std::cerr << "report " << record.key << ": " << record.reason << "\n";
+    }
+  }
+  reports_seconds_ = Seconds(last - first);
+  report_ms_ = Summarize(latencies);
+  report_retries_ = sim_->tally().reports_retry.load();
+  ASSIGN_OR_RETURN(std::string after, Metrics());
+  const std::vector<std::string> dataset = {"kind=\"Dataset\""};
+  const double count = MetricValue(after, "nereid_gm_report_duration_seconds_count", dataset) -
+                       MetricValue(before, "nereid_gm_report_duration_seconds_count", dataset);
+  if (count > 0) {
+    gm_report_mean_ms_ = 1000 *
+                         (MetricValue(after, "nereid_gm_report_duration_seconds_sum", dataset) -
+                          MetricValue(before, "nereid_gm_report_duration_seconds_sum", dataset)) /
+                         count;
+  }
+
+  // Every count must be in the API.
+  kube::ListOptions list;
+  list.limit = 500;
+  ASSIGN_OR_RETURN(kube::ObjectList datasets,
+                   kube::ListAll(*client_, api::resources::Datasets(), flags_.ns, list));
+  int right = 0;
+  for (const Json& object : datasets.items) {
+    const std::string name = kube::Name(object);
+    int n = 0, d = 0;
+    if (std::sscanf(name.c_str(), "edge-%d-ds-%d", &n, &d) != 2) continue;
+    const Json* samples = kube::FindPath(object, "status.numberOfSamples");
+    if (samples != nullptr && samples->is_number_integer() &&
+        samples->get<int64_t>() == Samples(n, d)) {
+      ++right;
+    }
+  }
+  EndPhase();
+  if (rejected > 0 || right != total_) {
+    return absl::InternalError(absl::StrCat(rejected, " reports rejected; ", right, " of ", total_,
+                                            " datasets show the reported numberOfSamples"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::BaselineWrites() {
+  BeginPhase("baseline");
+  const int writes = std::min(flags_.baseline_writes, total_);
+  const int nodes = flags_.nodes;
+  std::atomic<int> next{0}, failed{0};
+  auto worker = [&] {
+    for (int j = next.fetch_add(1); j < writes; j = next.fetch_add(1)) {
+      // A status-only merge patch: one write per dataset, like the GM's PUT of the status.
+      Json patch = {{"status",
+                     {{"numberOfSamples", Samples(j % nodes, j / nodes)},
+                      {"updateTime", kube::FormatTimestamp(absl::Now())}}}};
+      absl::StatusOr<Json> result =
+          client_->Patch(api::resources::Datasets(), flags_.ns, DatasetName(j % nodes, j / nodes),
+                         kube::PatchType::kMerge, patch, "status");
+      if (!result.ok()) failed.fetch_add(1);
+    }
+  };
+  const absl::Time start = absl::Now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < flags_.create_threads; ++t) threads.emplace_back(worker);
+  for (std::thread& thread : threads) thread.join();
+  baseline_seconds_ = Seconds(absl::Now() - start);
+  baseline_done_ = writes - failed.load();
+  EndPhase();
+  if (failed.load() > 0)
+    return absl::InternalError(absl::StrCat(failed.load(), " status patches failed"));
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::KubectlApply() {
+  BeginPhase("kubectl");
+  std::string yaml = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kubectl-probe\n";
+  for (int i = 0; i < flags_.kubectl_objects; ++i) {
+    absl::StrAppend(&yaml,
+                    "---\napiVersion: sedna.io/v1alpha1\nkind: Dataset\nmetadata:\n  name: probe-",
+                    i, "\n  namespace: kubectl-probe\nspec:\n  url: /data/probe-", i,
+                    ".txt\n  format: txt\n  nodeName: not-connected\n");
+  }
+  {
+    std::ofstream out(Dir("kubectl-probe.yaml"));
+    out << yaml;
+  }
+  const absl::Time start = absl::Now();
+  ASSIGN_OR_RETURN(testing::CommandResult applied,
+                   testing::RunCommand({flags_.kubectl, "--kubeconfig", Dir("kubeconfig"), "apply",
+                                        "-f", Dir("kubectl-probe.yaml")},
+                                       absl::Seconds(flags_.timeout_seconds)));
+  kubectl_seconds_ = Seconds(absl::Now() - start);
+  if (applied.exit_code != 0) {
+    return absl::InternalError(absl::StrCat("kubectl apply failed: ", applied.err));
+  }
+  kubectl_done_ = flags_.kubectl_objects;
+  EndPhase();
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::StopAll() {
+  load_after_ = LoadAverage();
+  gm_final_ = ReadProcStats(gm_->pid());
+  const std::vector<std::string> errors = sim_->StreamErrors();
+  sim_->Stop();
+  ASSIGN_OR_RETURN(gm_exit_, gm_->Stop(absl::Seconds(30)));
+  {
+    std::ofstream log(Dir("gm.log"));
+    log << gm_->Stderr();
+  }
+  if (!api_->Stop(absl::Seconds(10)).ok()) std::cerr << "devapiserver did not stop\n";
+  if (!errors.empty()) {
+    std::cerr << errors.size() << " node streams ended during the run, e.g. " << errors.front()
+              << "\n";
+  }
+  if (gm_exit_ != 0) {
+    return absl::InternalError(
+        absl::StrCat("the GM exited with ", gm_exit_, "; log in ", Dir("gm.log")));
+  }
+  return absl::OkStatus();
+}
+
+bool FanoutBench::Report(std::ostream& out) const {
+  const double hwm_mb = Mb(gm_final_.vm_hwm_kb);
+  const bool latency_ok = create_to_ack_ms_.p99 <= kTargetP99Ms;
+  const bool memory_ok = hwm_mb <= kTargetHwmMb;
+  double gm_cpu = 0;
+  for (const PhaseStats& phase : phases_) gm_cpu += phase.gm_cpu;
+  out << absl::StrFormat(
+      "GM fan-out: %d nodes x %d datasets = %d (mTLS, leader election %s, %d create threads%s)\n",
+      flags_.nodes, flags_.datasets_per_node, total_, flags_.leader_elect ? "on" : "off",
+      flags_.create_threads,
+      flags_.create_rate > 0 ? absl::StrFormat(", paced at %.0f/s", flags_.create_rate) : "");
+  out << "load average (1 min): " << load_before_ << " at the start, " << load_after_
+      << " at the end\n";
+  out << absl::StrFormat(
+      "certificates: gen-certs.sh (CA + GM) %.2f s; %d node certificates in process %.3f s (%.2f "
+      "ms each)\n",
+      gen_certs_seconds_, flags_.nodes, issue_seconds_, 1000 * issue_seconds_ / flags_.nodes);
+  out << "phase       seconds   GM VmHWM MiB  GM RSS MiB  GM CPU s  API CPU s  sim+client CPU s\n";
+  for (const PhaseStats& phase : phases_) {
+    out << absl::StrFormat("%-10s %8.2f %14.1f %11.1f %9.2f %10.2f %17.2f\n", phase.name,
+                           phase.seconds, Mb(phase.gm.vm_hwm_kb), Mb(phase.gm.vm_rss_kb),
+                           phase.gm_cpu, phase.api_cpu, phase.self_cpu);
+  }
+  out << absl::StrFormat(
+      "create: %d Datasets in %.2f s = %.0f/s (one create call p50 %.1f ms, p99 %.1f ms)\n", total_,
+      create_seconds_, total_ / std::max(create_seconds_, 1e-9), create_call_ms_.p50,
+      create_call_ms_.p99);
+  out << absl::StrFormat(
+      "create answered -> ACK at node: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms, mean "
+      "%.1f ms (%d arrived before the create call returned)\n",
+      create_to_ack_ms_.p50, create_to_ack_ms_.p90, create_to_ack_ms_.p99, create_to_ack_ms_.max,
+      create_to_ack_ms_.mean, acked_before_answer_);
+  out << absl::StrFormat(
+      "create sent -> ACK at node:     p50 %.1f ms, p99 %.1f ms; last ACK %.1f ms after the last "
+      "create; GM hub enqueue->ACK mean %.1f ms\n",
+      send_to_ack_ms_.p50, send_to_ack_ms_.p99, last_ack_after_last_create_ms_,
+      gm_dispatch_mean_ms_);
+  out << absl::StrFormat(
+      "reports: %d answered in %.2f s = %.1f reports/s end to end (sent -> ACCEPTED p50 %.0f ms, "
+      "p99 %.0f ms; %lld RETRY answers); GM report handling mean %.1f ms\n",
+      reports_, reports_seconds_, reports_ / std::max(reports_seconds_, 1e-9), report_ms_.p50,
+      report_ms_.p99, static_cast<long long>(report_retries_), gm_report_mean_ms_);
+  if (baseline_done_ > 0) {
+    out << absl::StrFormat(
+        "baseline: %d status merge-patches straight to devapiserver in %.2f s = %.0f/s (%d "
+        "threads)\n",
+        baseline_done_, baseline_seconds_, baseline_done_ / std::max(baseline_seconds_, 1e-9),
+        flags_.create_threads);
+  }
+  if (kubectl_done_ > 0) {
+    out << absl::StrFormat("kubectl apply: %d Datasets in %.2f s = %.0f/s\n", kubectl_done_,
+                           kubectl_seconds_, kubectl_done_ / std::max(kubectl_seconds_, 1e-9));
+  }
+  // Ratios against the baselines measured in this same run (the machine is shared, so absolute
+  // figures move with its load; these move much less).
+  const double reports_per_s = reports_ / std::max(reports_seconds_, 1e-9);
+  if (baseline_done_ > 0) {
+    const double baseline_per_s = baseline_done_ / std::max(baseline_seconds_, 1e-9);
+    out << absl::StrFormat("ratio: GM reports/s end to end / direct status writes/s = %.2f\n",
+                           reports_per_s / baseline_per_s);
+  }
+  if (create_call_ms_.p50 > 0 && create_call_ms_.p99 > 0) {
+    out << absl::StrFormat(
+        "ratio: create->ACK / one create call (the API write itself): p50 %.2f, p99 %.2f\n",
+        create_to_ack_ms_.p50 / create_call_ms_.p50, create_to_ack_ms_.p99 / create_call_ms_.p99);
+  }
+  out << absl::StrFormat(
+      "GM at the end: VmHWM %.1f MiB, RSS %.1f MiB, anon %.1f MiB, %d threads, CPU %.2f s in the "
+      "phases (%.2f s since start); exit %d\n",
+      hwm_mb, Mb(gm_final_.vm_rss_kb), Mb(gm_final_.rss_anon_kb), gm_final_.threads, gm_cpu,
+      gm_final_.cpu_seconds, gm_exit_);
+  out << absl::StrFormat(
+      "targets: create->ACK p99 %.1f ms <= %.0f ms: %s; GM VmHWM %.1f MiB <= %.0f MB: %s\n",
+      create_to_ack_ms_.p99, kTargetP99Ms, latency_ok ? "ok" : "MISSED", hwm_mb, kTargetHwmMb,
+      memory_ok ? "ok" : "MISSED");
+  out << absl::StrFormat("row: | %d | %d | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f | %.1f |\n",
+                         flags_.nodes, total_, create_to_ack_ms_.p50, create_to_ack_ms_.p99,
+                         total_ / std::max(create_seconds_, 1e-9),
+                         reports_ / std::max(reports_seconds_, 1e-9),
+                         baseline_done_ / std::max(baseline_seconds_, 1e-9), hwm_mb, gm_cpu);
+  return latency_ok && memory_ok;
+}
+
+}  // namespace
+}  // namespace nereid::bench
+
+int main(int argc, char** argv) {
+  absl::StatusOr<nereid::bench::Flags> flags = nereid::bench::ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    std::cerr << "edge_fanout_bench: " << flags.status().message() << "\n";
+    nereid::bench::Usage();
+    return 2;
+  }
+  const bool enforce = flags->enforce;
+  nereid::bench::FanoutBench bench(*std::move(flags));
+  const absl::Status run = bench.Run();
+  const bool targets_met = bench.Report(std::cout);
+  if (!run.ok()) {
+    std::cerr << "edge_fanout_bench: FAILED: " << run << "\n";
+    return 1;
+  }
+  return enforce && !targets_met ? 1 : 0;
+}
