@@ -288,6 +288,14 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     return kube::ReconcileResult{};
   }
 
+  if (MissingChild(*object, plan.children)) {
+    // Deleting the service garbage-collects its children, and their deletions can reach us before
+    // the service's own: recreating them from the stale cache would leave orphans behind. So a
+    // child is only created while the service (this uid) still exists and is not being deleted;
+    // otherwise its deletion event follows and forgets it.
+    ASSIGN_OR_RETURN(const bool exists, StillExists(*object));
+    if (!exists) return kube::ReconcileResult{};
+  }
   std::vector<std::string> problems;
   absl::Status synced = SyncChildren(*object, plan.children, &problems);
   RETURN_IF_ERROR(Place(key, *object, plan.service, plan.children.edge_nodes));
@@ -355,6 +363,28 @@ JiState JointInferenceController::StateOf(const Json& object, const JiChildren& 
     }
   }
   return ComputeJiState(cloud, edges);
+}
+
+absl::StatusOr<bool> JointInferenceController::StillExists(const Json& object) const {
+  absl::StatusOr<Json> live =
+      context().client->Get(Services(), kube::Namespace(object), kube::Name(object));
+  if (!live.ok()) {
+    if (absl::IsNotFound(live.status())) return false;
+    return live.status();
+  }
+  return kube::Uid(*live) == kube::Uid(object) && !kube::IsBeingDeleted(*live);
+}
+
+bool JointInferenceController::MissingChild(const Json& object, const JiChildren& children) const {
+  const std::string ns = kube::Namespace(object);
+  if (!k8s_services_->GetLister().Get(ns, kube::Name(children.service)).ok()) return true;
+  for (const JiDeployment& d : children.deployments) {
+    if (!deployments_->GetLister().Get(ns, kube::Name(d.object)).ok()) return true;
+  }
+  for (const Json& h : children.hpas) {
+    if (!hpas_->GetLister().Get(ns, kube::Name(h)).ok()) return true;
+  }
+  return false;
 }
 
 absl::Status JointInferenceController::SyncChildren(const Json& object, const JiChildren& children,

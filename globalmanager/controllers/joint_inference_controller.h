@@ -14,9 +14,11 @@
 //     phase Pending, nothing created; the service is reconciled again when the Model appears
 //     (Models are watched and mapped back to the services naming them through an index).
 //   - children created when missing (deterministic names; AlreadyExists = cache lag, fine), so a
-//     deleted child is recreated; a Deployment/Service/HPA whose hash annotation differs from what
-//     the spec asks for is updated (the Deployment's template rolls out; replicas are restored to
-//     the spec unless an HPA owns them); HPAs and per-node edge Deployments no longer asked for are
+//     deleted child is recreated — after a live GET of the service confirms it still exists, so
+//     the garbage collector's deletions racing the service's own do not leave orphans; a
+//     Deployment/Service/HPA whose hash annotation differs from what the spec asks for is updated
+//     (the Deployment's template rolls out; replicas are restored to the spec unless an HPA owns
+//     them); HPAs and per-node edge Deployments no longer asked for are
 //     deleted. A child with our name that this service does not control is left alone (Warning
 //     Event ChildConflict). The API server refusing a child as invalid is an invalid spec; other
 //     API errors retry with backoff (Warning Event FailedCreate).
@@ -95,6 +97,10 @@ class JointInferenceController final : public ReconcilingController, public Repo
   // as invalid, a name taken by someone else) go to `problems`; other API errors are returned.
   absl::Status SyncChildren(const kube::Json& object, const JiChildren& children,
                             std::vector<std::string>* problems);
+  // Whether a planned child is not in the cache (so SyncChildren would create it).
+  bool MissingChild(const kube::Json& object, const JiChildren& children) const;
+  // Whether `object` (this uid) still exists and is not being deleted, asked of the API server.
+  absl::StatusOr<bool> StillExists(const kube::Json& object) const;
   absl::Status SyncDeployments(const kube::Json& object, const JiChildren& children,
                                std::vector<std::string>* problems);
   absl::Status SyncService(const kube::Json& object, const JiChildren& children,

@@ -419,6 +419,27 @@ TEST_CASE("JI: a child deleted while the service lives is recreated") {
   CHECK(f.env.client().Objects(Services()).size() == 1);
 }
 
+TEST_CASE("JI: no child is created for a service the API server no longer has") {
+  // The cache still shows the service, the API server says it is gone (its deletion is racing
+  // the garbage collector's deletions of its children): nothing is (re)created.
+  Fixture f;
+  f.env.client().FailNext(Verb::kGet, 1, kube::NotFoundError(Jis().QualifiedName(), "ji"),
+                          Jis().QualifiedName());
+  f.env.Create(Jis(), JiObject());
+  REQUIRE(f.Converges([&] {
+    return f.env.client().CountActions(Verb::kGet, Jis().QualifiedName()) == 1 &&
+           f.controller->runner().queue().Len() == 0;
+  }));
+  CHECK(f.env.client().Objects(Deployments()).empty());
+  CHECK(f.env.client().Objects(Services()).empty());
+  CHECK(f.controller->runner().queue().NumRequeues("default/ji") == 0);
+  // Any later event about a live service proceeds.
+  Json ji = f.Get(Jis(), "ji");
+  ji["metadata"]["labels"]["touched"] = "yes";
+  REQUIRE(f.env.client().Update(Jis(), ji).ok());
+  REQUIRE(f.Converges([&] { return f.Children(); }));
+}
+
 TEST_CASE("JI: a name taken by an object this service does not control is left alone") {
   Fixture f;
   Json squatter = {{"apiVersion", "v1"},
