@@ -257,12 +257,26 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
              s.task_status.at("collector").at("Pending") == 2;
     }));
     CHECK(cluster.Status("di").IsConditionTrue("Created"));
+    // A worker report as the GM's report path writes it (distributed_job_edge.cc: a merge patch of
+    // one status.workerReports entry): kept by the CRD schema and by the controller's own status
+    // writes (key by key).
+    const Json worker_report = {{"worker", "di-learner-0"}, {"node", "edge-0"},
+                                {"kind", "train"},          {"status", "running"},
+                                {"time", "2026-01-01T00:00:00Z"},
+                                {"results", Json::array({{{"reward", 0.5}}})}};
+    REQUIRE(cluster.client()
+                ->Patch(DistributedJobs(), "default", "di", kube::PatchType::kMerge,
+                        {{"status", {{"workerReports", {{"learner", worker_report}}}}}}, "status")
+                .ok());
 
     cluster.AllPods("di", "Running");
     REQUIRE(cluster.WaitStatus("di", [](const JobStatus& s) {
       return s.phase == "Running" && s.IsConditionTrue("Running") &&
              s.task_summary == "learner 1/1, collector 2/2";
     }));
+    std::optional<Json> reported = cluster.Job("di");
+    REQUIRE(reported.has_value());
+    CHECK((*reported)["status"]["workerReports"]["learner"] == worker_report);
     std::string table = cluster.Ok({"get", "dj", "di", "--no-headers"});
     CHECK(table.find("Running") != std::string::npos);
     CHECK(table.find("learner 1/1, collector 2/2") != std::string::npos);
