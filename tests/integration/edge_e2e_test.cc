@@ -414,6 +414,14 @@ TEST_CASE(
   REQUIRE(cluster.WaitSamples("da", 20030, absl::Seconds(30)));
   REQUIRE(testing::WaitFor([&] { return lc_a.Synced() && lc_a.Status()["outboxDepth"] == 0; },
                            absl::Seconds(10), kPoll));
+  // Nothing the restarted LC resent was refused, and the GM took Dataset reports since its restart
+  // without refusing one (a resend of an already written count is accepted, not an error).
+  CHECK(lc_a.LinkCounter("reportsRejected") == 0);
+  {
+    const std::string m = cluster.GmMetrics();
+    CHECK(MetricValue(m, "nereid_gm_reports_total{kind=\"Dataset\",outcome=\"accepted\"}") >= 2);
+    CHECK(MetricValue(m, "nereid_gm_reports_total{kind=\"Dataset\",outcome=\"rejected\"}") <= 0);
+  }
 
   // Node edge-a's certificate claiming to be edge-b: the LC itself refuses to start with it, and a
   // stream that tries anyway (a raw Sync stream with edge-a's certificate saying hello as edge-b)
