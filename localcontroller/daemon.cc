@@ -14,6 +14,7 @@
 #include "localcontroller/dispatching_store.h"
 #include "localcontroller/model/model_keeper.h"
 #include "localcontroller/model_handler.h"
+#include "localcontroller/trigger/job_manager.h"
 #include "localcontroller/server/lc_server.h"
 #include "localcontroller/worker/worker_intake.h"
 #include "localcontroller/worker_report_sink.h"
@@ -85,6 +86,19 @@ absl::Status Daemon::Init() {
   store_ = std::make_unique<DispatchingStore>(durable_store_.get());
   store_->SetHandler(std::string(net::kKindDataset), dataset_handler_.get());
   store_->SetHandler(std::string(net::kKindModel), model_handler_.get());
+  trigger::JobManager::Options jobs_options;
+  jobs_options.db = db_.get();
+  jobs_options.node_name = config_.node_name;
+  jobs_options.host_root = config_.host_root;
+  jobs_options.clock = options_.clock;
+  jobs_options.dataset_count = [this](const std::string& key) -> std::optional<uint64_t> {
+    std::optional<dataset::ScanReport> last = monitor_->Last(key);
+    if (!last.has_value() || !last->status.ok()) return std::nullopt;
+    return last->count;
+  };
+  job_manager_ = std::make_unique<trigger::JobManager>(std::move(jobs_options));
+  store_->SetHandler(std::string(net::kKindIncrementalLearningJob), job_manager_.get());
+  store_->SetHandler(std::string(net::kKindLifelongLearningJob), job_manager_.get());
 
   worker_sink_ = std::make_unique<WorkerReportSink>(db_.get());
   worker::WorkerIntake::Options intake_options;
@@ -154,6 +168,7 @@ absl::Status Daemon::Start() {
   RETURN_IF_ERROR(Restore());
   monitor_->Start();
   keeper_->Start();
+  job_manager_->Start();
 
   server::ServerOptions server_options;
   server_options.listen = config_.listen;
@@ -162,6 +177,7 @@ absl::Status Daemon::Start() {
   absl::StatusOr<std::unique_ptr<server::LcServer>> server =
       server::LcServer::Start(server_options, view_.get(), intake_.get());
   if (!server.ok()) {
+    job_manager_->Stop();
     keeper_->Stop();
     monitor_->Stop();
     return absl::Status(server.status().code(),
@@ -188,6 +204,7 @@ void Daemon::Stop() {
   LOG(INFO) << "localcontroller: stopping";
   link_->Stop();
   if (server_) server_->Stop();
+  job_manager_->Stop();
   keeper_->Stop();
   monitor_->Stop();
   LOG(INFO) << "localcontroller: stopped";

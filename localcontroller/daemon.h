@@ -53,6 +53,9 @@ class DaemonStateView;
 class LcDbDesiredStateStore;
 class LcDbReportSource;
 class WorkerReportSink;
+namespace trigger {
+class JobManager;
+}
 
 // The version the LC reports in its Hello and /api/v1/status.
 std::string LcVersion();
@@ -111,6 +114,8 @@ class Daemon {
   std::unique_ptr<model::ModelKeeper> keeper_;
   std::unique_ptr<DatasetHandler> dataset_handler_;
   std::unique_ptr<ModelHandler> model_handler_;
+  // IncrementalLearningJob / LifelongLearningJob: triggers and the LC half of their stages.
+  std::unique_ptr<trigger::JobManager> job_manager_;
   std::unique_ptr<DispatchingStore> store_;
   std::unique_ptr<WorkerReportSink> worker_sink_;
   std::unique_ptr<worker::WorkerIntake> intake_;
