@@ -807,7 +807,7 @@ bool FanoutBench::Report(std::ostream& out) const {
   const double reports_per_s = reports_ / std::max(reports_seconds_, 1e-9);
   if (baseline_done_ > 0) {
     const double baseline_per_s = baseline_done_ / std::max(baseline_seconds_, 1e-9);
-    out << absl::StrFormat("ratio: GM reports/s end to end / direct status writes/s = %.2f\n",
+    out << absl::StrFormat("ratio: GM reports/s end to end / direct status writes/s = %.3f\n",
                            reports_per_s / baseline_per_s);
   }
   if (create_call_ms_.p50 > 0 && create_call_ms_.p99 > 0) {
