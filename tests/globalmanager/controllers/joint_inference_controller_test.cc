@@ -628,8 +628,10 @@ TEST_CASE("JI: a nodeSelector places one edge worker per matching edge node") {
 TEST_CASE("JI: a deleted service is removed from its edge node and its model needs released") {
   Fixture f;
   f.env.Create(Jis(), JiObject());
-  REQUIRE(f.Converges([&] { return f.env.edge().Holds("edge-0", kRef); }));
-  REQUIRE_FALSE(f.models.Needs(kRequester).empty());
+  // The spec goes to the node first, the model need right after: wait for both.
+  REQUIRE(f.Converges([&] {
+    return f.env.edge().Holds("edge-0", kRef) && !f.models.Needs(kRequester).empty();
+  }));
   f.env.Delete(Jis(), "default", "ji");
   REQUIRE(f.Converges([&] { return !f.env.edge().Holds("edge-0", kRef); }));
   REQUIRE(f.Converges([&] { return f.models.Needs(kRequester).empty(); }));
