@@ -6,6 +6,10 @@
 #include "common/log/log.h"
 #include "globalmanager/controllers/dataset_controller.h"
 #include "globalmanager/controllers/distributed_job_wiring.h"
+#include "globalmanager/controllers/federated_learning_controller.h"
+#include "globalmanager/controllers/incremental_learning_controller.h"
+#include "globalmanager/controllers/joint_inference_controller.h"
+#include "globalmanager/controllers/lifelong_learning_controller.h"
 #include "globalmanager/controllers/model_controller.h"
 
 namespace nereid::gm {
@@ -62,7 +66,11 @@ ControllerRegistry DefaultRegistry() {
         if (!controller.ok()) return controller.status();
         return std::unique_ptr<GmController>(*std::move(controller));
       }));
+  status.Update(registry.Add("JointInferenceService", MakeJointInferenceController));
   status.Update(registry.Add("DistributedJob", MakeDistributedJobController));
+  status.Update(registry.Add("FederatedLearningJob", MakeFederatedLearningController));
+  status.Update(registry.Add("IncrementalLearningJob", MakeIncrementalLearningController));
+  status.Update(registry.Add("LifelongLearningJob", MakeLifelongLearningController));
   if (!status.ok()) LOG(ERROR) << "controller registry: " << status;  // Only a duplicate name.
   return registry;
 }
