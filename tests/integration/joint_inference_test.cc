@@ -266,6 +266,42 @@ TEST_CASE("JointInferenceService end to end on devapiserver with kubectl") {
       kWait));
   REQUIRE(WaitFor([&] { return cluster.edge().Get("edge-0", kRef)->version() == "2"; }, kWait));
 
+  // hpa set → an autoscaling/v2 HPA scaling the edge Deployment; edited → updated; removed →
+  // deleted, and the Deployment's replicas are the spec's again.
+  const std::string hpa_name = "hpa-" + kEdge;
+  const kube::Resource& hpas = kube::resources::HorizontalPodAutoscalers();
+  cluster.Ok({"patch", "ji", kName, "--type", "merge", "-p",
+              R"({"spec":{"edgeWorker":{"hpa":{"minReplicas":1,"maxReplicas":3,"metrics":[)"
+              R"({"type":"Resource","resource":{"name":"cpu","target":)"
+              R"({"type":"Utilization","averageUtilization":50}}}]}}}})"});
+  REQUIRE(WaitFor([&] { return cluster.Get(hpas, hpa_name).ok(); }, kWait));
+  Json hpa = *cluster.Get(hpas, hpa_name);
+  CHECK(hpa["apiVersion"] == "autoscaling/v2");
+  CHECK(hpa["spec"]["scaleTargetRef"]["name"] == kEdge);
+  CHECK(hpa["spec"]["maxReplicas"] == 3);
+  CHECK(kube::ControllerOf(hpa)->uid == kube::Uid(ji));
+  // The HPA owns replicas meanwhile: a scale it made is not undone by the next reconcile (the
+  // edit below; SyncChildren handles the Deployments before the HPAs).
+  cluster.Ok({"scale", "deployment", kEdge, "--replicas", "4"});
+  cluster.Ok({"patch", "ji", kName, "--type", "merge", "-p",
+              R"({"spec":{"edgeWorker":{"hpa":{"maxReplicas":5}}}})"});
+  REQUIRE(WaitFor(
+      [&] {
+        auto h = cluster.Get(hpas, hpa_name);
+        return h.ok() && (*h)["spec"]["maxReplicas"] == 5;
+      },
+      kWait));
+  CHECK((*cluster.Get(kube::resources::Deployments(), kEdge))["spec"]["replicas"] == 4);
+  cluster.Ok({"patch", "ji", kName, "--type", "json", "-p",
+              R"([{"op":"remove","path":"/spec/edgeWorker/hpa"}])"});
+  REQUIRE(WaitFor([&] { return absl::IsNotFound(cluster.Get(hpas, hpa_name).status()); }, kWait));
+  REQUIRE(WaitFor(
+      [&] {
+        auto d = cluster.Get(kube::resources::Deployments(), kEdge);
+        return d.ok() && (*d)["spec"]["replicas"] == 2;
+      },
+      kWait));
+
   // A deleted child is recreated.
   cluster.Ok({"delete", "service", kService});
   REQUIRE(WaitFor([&] { return cluster.Get(kube::resources::Services(), kService).ok(); }, kWait));
