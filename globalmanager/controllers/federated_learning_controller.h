@@ -40,6 +40,16 @@
 // Reports from a pod of an older spec, or older than the pod that now has the worker's name, are
 // accepted and ignored. Job gone or re-created → Rejected ObjectGone; not a worker report →
 // Rejected Invalid; API trouble → Retry.
+//
+// Where the reports come from: the edge hub accepts a node's report only about an object it sent
+// to that node. Sedna's training workers (sedna.core.federated_learning) post currentRound and the
+// round's model with its metrics to their own node's LC (LC_SERVER=localhost), and every training
+// node holds the job (step 5), so round progress and Model metrics reach status from the training
+// workers. The aggregation worker usually runs in the cloud, where no LC runs (the LC DaemonSet
+// selects edge nodes): status never depends on its reports. When the aggregation pod is on a node
+// (nodeName in its template, or once scheduled), that node is sent the job too (with no training
+// workers), so an LC there is accepted. Pod phases (Running/Succeeded/Failed) come from the API
+// server, not from reports.
 
 #include <map>
 #include <memory>

@@ -171,6 +171,15 @@ struct Fixture {
     }
     return ok;
   }
+  // Waits until the controller's caches hold default/<name> (a Dataset, Model or pod).
+  void WaitInCache(const std::string& name) {
+    REQUIRE(Eventually([&] {
+      for (kube::SharedInformer* informer : controller->informers()) {
+        if (informer->GetLister().Get("default", name).ok()) return true;
+      }
+      return false;
+    }));
+  }
   // Waits until the job's cache copy is what the API has (for HandleReport tests).
   void WaitCached(const std::string& name = "fl1") {
     const std::string rv = kube::ResourceVersion(env.Get(Jobs(), "default", name));
@@ -446,10 +455,33 @@ TEST_CASE("FL: round progress is one bounded field, model metrics go to the Mode
   CHECK(f.controller->HandleReport("edge-0", gone).code == ReportOutcome::Code::kRejected);
 }
 
+TEST_CASE("FL: a report sent before the worker's current pod existed is accepted and ignored") {
+  Fixture f;
+  Json job = f.env.Create(Jobs(), TwoNodeJob());
+  REQUIRE(f.WaitPods(kTwoNodePods));
+  f.WaitCached();
+  f.WaitInCache("fl1-train-0-0");  // Telling an old report needs the current pod.
+  std::optional<absl::Time> created = kube::CreationTimestamp(f.Pods()["fl1-train-0-0"]);
+  REQUIRE(created.has_value());
+  // From a previous pod under the same name (e.g. before a spec change restarted it).
+  edge::v1::StatusReport old = WorkerReport(1, job, "fl1-train-0-0", {{"currentRound", 9}});
+  old.mutable_worker()->mutable_time()->set_seconds(absl::ToUnixSeconds(*created - absl::Seconds(5)));
+  CHECK(f.controller->HandleReport("edge-0", old).code == ReportOutcome::Code::kAccepted);
+  CHECK_FALSE(f.Status().contains("currentRound"));
+  // The current pod's report counts.
+  edge::v1::StatusReport now = WorkerReport(2, job, "fl1-train-0-0", {{"currentRound", 2}});
+  now.mutable_worker()->mutable_time()->set_seconds(absl::ToUnixSeconds(*created + absl::Seconds(1)));
+  CHECK(f.controller->HandleReport("edge-0", now).code == ReportOutcome::Code::kAccepted);
+  CHECK(f.Status()["currentRound"] == 2);
+}
+
 TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Dataset appearing later "
           "lets the job proceed") {
   Fixture f(/*with_refs=*/false);
   f.env.Create(api::resources::Models(), ModelObject("agg-model", "/models/out/model.pb"));
+  // References are in the controller's cache before the job: else the first InvalidSpec message
+  // also names them, and their arrival changes the message (a second, legitimate Event).
+  f.WaitInCache("agg-model");
 
   SECTION("unknown dataset, then it appears") {
     f.env.Create(Jobs(), FlJob("fl1", Json::array({TrainingWorker("ds0", {{"nodeName", "edge-0"}})})));
@@ -466,6 +498,7 @@ TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Datase
   }
   SECTION("unknown model") {
     f.env.Create(api::resources::Datasets(), DatasetObject("ds0", "edge-0", "/data/a/t.txt"));
+    f.WaitInCache("ds0");
     Json job = FlJob("fl1", Json::array({TrainingWorker("ds0", {{"nodeName", "edge-0"}})}));
     job["spec"]["aggregationWorker"]["model"]["name"] = "missing-model";
     f.env.Create(Jobs(), job);
@@ -479,6 +512,7 @@ TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Datase
   }
   SECTION("missing template") {
     f.env.Create(api::resources::Datasets(), DatasetObject("ds0", "edge-0", "/data/a/t.txt"));
+    f.WaitInCache("ds0");
     Json job = FlJob("fl1", Json::array({TrainingWorker("ds0", {{"nodeName", "edge-0"}})}));
     job["spec"]["aggregationWorker"].erase("template");
     f.env.Create(Jobs(), job);
@@ -489,6 +523,7 @@ TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Datase
   }
   SECTION("bad node affinity and a selector label the user overrides") {
     f.env.Create(api::resources::Datasets(), DatasetObject("ds0", "edge-0", "/data/a/t.txt"));
+    f.WaitInCache("ds0");
     Json affinity = {{"nodeAffinity",
                       {{"requiredDuringSchedulingIgnoredDuringExecution",
                         {{"nodeSelectorTerms",
