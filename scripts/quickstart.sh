@@ -82,11 +82,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo; say "interrupted"; exit 130' INT TERM
 
-# start NAME COMMAND...: runs it in the background, stdout → logs/NAME.out, stderr → logs/NAME.log.
+# start NAME COMMAND...: runs it in the background, stdout → logs/NAME.out, stderr → logs/NAME.log
+# (without the run-dir lock, so a daemon that outlives a killed script does not keep it).
 start() {
   local name="$1"
   shift
-  "$@" >"$run/logs/$name.out" 2>"$run/logs/$name.log" &
+  "$@" >"$run/logs/$name.out" 2>"$run/logs/$name.log" 9>&- &
   pids+=("$!")
   names+=("$name")
 }
@@ -141,10 +142,14 @@ then run scripts/quickstart.sh again."
 command -v curl >/dev/null || die "curl is not installed (scripts/install-deps.sh installs it)"
 
 # build/ is scripts/test.sh's build tree: reuse it as configured (same build type and options, so
-# after the test suite nothing is rebuilt); configure it the way test.sh does only when it is new.
-if [ ! -f "$build/CMakeCache.txt" ]; then
+# after the test suite nothing is rebuilt); a new one is configured as test.sh does. Configure runs
+# every time (a few seconds) because the per-area CMake fragments are include(... OPTIONAL): one
+# that appeared since the last configure (a pull) would otherwise not be noticed.
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" >/dev/null || die "cmake configure of $build failed"
+else
   say "configuring $build (RelWithDebInfo, as scripts/test.sh)"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || die "cmake configure failed"
 fi
 say "building devapiserver, globalmanager, localcontroller in $build (a first build takes a while;" \
   "only the compile steps are shown, everything is in $build/quickstart-build.log)"
@@ -321,7 +326,7 @@ fi
 
 # --- 9. keep running until Ctrl-C ---------------------------------------------------------------
 if [ "$demo_kubelet" = 1 ]; then
-  scripts/demo-kubelet.sh --run-seconds 30 &
+  scripts/demo-kubelet.sh --run-seconds 30 9>&- &
   pids+=("$!")
   names+=("demo-kubelet")
 fi
