@@ -714,9 +714,12 @@ TEST_CASE("IL: deleting the job withdraws it from the edge and releases its mode
   f.env.Create(Il(), IlObject("il"));
   REQUIRE(Eventually([&] { return f.OnEdge("edge-0", "il").has_value(); }));
   f.env.Delete(Il(), "default", "il");
-  REQUIRE(Eventually([&] { return !f.OnEdge("edge-0", "il").has_value(); }));
-  CHECK(f.models.Needs("IncrementalLearningJob/default/il").empty());
-  CHECK(f.controller->PlacedNodes("default/il").empty());
+  // Withdrawn from the edge first, then the model needs are released (just after): wait for both.
+  REQUIRE(Eventually([&] {
+    return !f.OnEdge("edge-0", "il").has_value() &&
+           f.models.Needs("IncrementalLearningJob/default/il").empty() &&
+           f.controller->PlacedNodes("default/il").empty();
+  }));
 }
 
 TEST_CASE("LL: pods get KB env, the inference worker starts with the first deploy, KB status") {
