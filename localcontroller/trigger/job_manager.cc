@@ -395,6 +395,8 @@ namespace {
 // when it cannot be read.
 std::optional<std::vector<std::string>> ReadSamples(const std::string& path, bool csv,
                                                     uint64_t from, uint64_t to) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;  // e.g. a dir dataset
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::vector<std::string> out;
