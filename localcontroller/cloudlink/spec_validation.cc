@@ -26,8 +26,10 @@ bool IsHex64(const std::string& s) {
   return true;
 }
 
-// "HH:MM", 00:00 .. 23:59.
+// "HH:MM", 00:00 .. 23:59, or 24:00 (the end of the day, as the trigger evaluator reads it —
+// localcontroller/trigger/trigger.cc — and as Sedna's examples write a whole-day timer).
 bool IsClock(const std::string& s) {
+  if (s == "24:00") return true;
   if (s.size() != 5 || s[2] != ':') return false;
   for (int i : {0, 1, 3, 4}) {
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;

@@ -63,7 +63,14 @@ TEST_CASE("incremental learning triggers", "[cloudlink][validation]") {
   train->mutable_condition()->set_metric("num_of_samples");
   CHECK(Error(r).empty());
 
+  // A whole-day window (Sedna's examples: "00:00"-"24:00") is valid; 24:00 is the only clock
+  // past 23:59.
+  train->mutable_timer()->set_start("00:00");
   train->mutable_timer()->set_end("24:00");
+  CHECK(Error(r).empty());
+  train->mutable_timer()->set_end("24:01");
+  CHECK(Error(r).find("trainSpec.trigger.timer wants HH:MM") != std::string::npos);
+  train->mutable_timer()->set_end("25:00");
   CHECK(Error(r).find("trainSpec.trigger.timer wants HH:MM") != std::string::npos);
   train->mutable_timer()->set_end("04:00");
   train->mutable_condition()->set_operator_("between");
