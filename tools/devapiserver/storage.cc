@@ -777,7 +777,24 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   }
   if (options.dry_run) return object;
   ASSIGN_OR_RETURN(ObjectPtr stored, CommitLocked(type, key, std::move(object)));
-  return *stored;
+  Json created = *stored;
+  // Garbage collection of a dependent created after all its owners were deleted (a controller
+  // acting on a stale cache): upstream's collector finds the owners gone and deletes it in the
+  // background; here that happens at once (the client still gets the created object).
+  const std::vector<kube::OwnerReference> owners = kube::OwnerReferences(created);
+  if (!owners.empty() && std::none_of(owners.begin(), owners.end(), [&](const auto& ref) {
+        return uids_.count(ref.uid) > 0;
+      })) {
+    DeleteRequest background;
+    background.propagation_policy = "Background";
+    auto r = DeleteLocked(type, key, background);
+    if (!r.ok() && !absl::IsNotFound(r.status())) {
+      LOG(WARNING) << "devapiserver: gc " << key << ": " << r.status();
+    } else {
+      LOG(INFO) << "devapiserver: gc " << key << ": created with owners that are all gone";
+    }
+  }
+  return created;
 }
 
 absl::StatusOr<Json> Store::UpdateLocked(const ResourceType& type, const std::string& key,

@@ -311,6 +311,30 @@ TEST_CASE("garbage collection: background cascade and shared owners") {
   CHECK(kube::OwnerReferences(*kept)[0].name == "other");
 }
 
+TEST_CASE("garbage collection: a dependent created after its owners are gone is collected") {
+  StoreFixture f;
+  auto owner = f.store->Create(f.ConfigMaps(), "default", ConfigMap("owner"));
+  REQUIRE(owner.ok());
+  const Json stale_owner = *owner;  // what a controller's stale cache still holds
+  REQUIRE(f.store->Delete(f.ConfigMaps(), "default", "owner").ok());
+  // Created (the client gets it back), then collected at once.
+  auto late = f.store->Create(f.ConfigMaps(), "default", Owned(ConfigMap("late"), stale_owner));
+  REQUIRE(late.ok());
+  CHECK(kube::Name(*late) == "late");
+  CHECK(absl::IsNotFound(f.store->Get(f.ConfigMaps(), "default", "late").status()));
+  // One live owner among gone ones keeps it.
+  auto other = f.store->Create(f.ConfigMaps(), "default", ConfigMap("other"));
+  REQUIRE(other.ok());
+  Json shared = Owned(ConfigMap("shared"), stale_owner);
+  shared["metadata"]["ownerReferences"].push_back(
+      {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "other"}, {"uid", kube::Uid(*other)}});
+  REQUIRE(f.store->Create(f.ConfigMaps(), "default", shared).ok());
+  CHECK(f.store->Get(f.ConfigMaps(), "default", "shared").ok());
+  // No owner references: kept.
+  REQUIRE(f.store->Create(f.ConfigMaps(), "default", ConfigMap("free")).ok());
+  CHECK(f.store->Get(f.ConfigMaps(), "default", "free").ok());
+}
+
 TEST_CASE("garbage collection: orphan keeps dependents without the reference") {
   StoreFixture f;
   auto owner = f.store->Create(f.ConfigMaps(), "default", ConfigMap("owner"));
