@@ -1,0 +1,553 @@
+// Integration, issue 4 §5: an IncrementalLearningJob's lifecycle with real processes on loopback —
+// devapiserver, the `globalmanager` binary and a `localcontroller` binary (mTLS), driven by
+// kubectl, pod phases written through the pods' status subresource as a kubelet would:
+//   - the Dataset/Model CRDs and examples/incremental-learning-job.yaml (node, paths and
+//     checkPeriodSeconds adapted) applied; the job waits for its train trigger on the dataset's
+//     node while the dataset holds too few samples;
+//   - the dataset file grows → the LC's trigger fires (live count, every checkPeriodSeconds), writes
+//     the round's samples under its host root, and the GM creates the train pod with Sedna's labels,
+//     env and owner;
+//   - the train worker reports its model through the LC's REST, the pod Succeeds → Eval: the LC
+//     prepares it, the eval pod runs and reports metrics (new model better by 0.1), Succeeds →
+//     the LC's deploy trigger (precision_delta > 0.01) fires → the LC writes the hot-update
+//     model_config.json under its host root → Deploy Completed, the job waits for round 2;
+//   - the job deleted → its pods are garbage-collected (including an inference worker the GM may
+//     re-create from its stale cache just after the deletion: devapiserver collects a dependent
+//     whose owners are all gone, as upstream's garbage collector does).
+// Runs in about 5 s.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+#include "tests/common/net/test_certs.h"
+#include "tests/support/subprocess.h"
+
+namespace nereid {
+namespace {
+
+using Json = nlohmann::json;
+using testing::Subprocess;
+using testing::TempDir;
+
+const std::string kServerBin = NEREID_DEVAPISERVER_BIN;
+const std::string kGmBin = NEREID_GM_BIN;
+const std::string kLcBin = NEREID_LC_BIN;
+const std::string kKubectl = NEREID_KUBECTL;
+const std::string kSourceDir = NEREID_SOURCE_DIR;
+
+constexpr absl::Duration kPoll = absl::Milliseconds(100);
+constexpr char kNode[] = "edge-a";
+constexpr char kJob[] = "helmet-detection-incremental";
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  socklen_t len = sizeof(addr);
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+void AppendLines(const std::string& path, int from, int to) {
+  std::ofstream out(path, std::ios::app);
+  for (int i = from; i <= to; ++i) out << "images/" << i << ".jpg labels/" << i << ".txt\n";
+  out.flush();
+  REQUIRE(out.good());
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void DumpOnFailure(const char* what, const Subprocess* process) {
+  if (process == nullptr || std::uncaught_exceptions() == 0) return;
+  std::string err = process->Stderr();
+  if (err.size() > 8000) err = err.substr(err.size() - 8000);
+  std::cerr << "---- " << what << " (pid " << process->pid() << ") stderr, last part:\n"
+            << err << "\n---- end of " << what << "\n";
+}
+
+struct HttpReply {
+  int status = 0;  // 0: no answer
+  std::string body;
+};
+
+HttpReply HttpGet(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(5);
+  httplib::Result result = client.Get(path.c_str());
+  if (!result) return {};
+  return {result->status, result->body};
+}
+
+HttpReply HttpPost(int port, const std::string& path, const std::string& body) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(5);
+  httplib::Result result = client.Post(path.c_str(), body, "application/json");
+  if (!result) return {};
+  return {result->status, result->body};
+}
+
+std::string EnvOf(const Json& pod, const std::string& name) {
+  for (const Json& e : pod["spec"]["containers"][0].value("env", Json::array())) {
+    if (e.value("name", "") == name) return e.value("value", "");
+  }
+  return "<unset>";
+}
+
+std::string LabelOf(const Json& pod, const std::string& name) {
+  const Json& labels = pod["metadata"].value("labels", Json::object());
+  return labels.value(name, "<unset>");
+}
+
+// devapiserver + the globalmanager binary + one localcontroller for kNode, all on loopback.
+class Cluster {
+ public:
+  Cluster() : dir_(*TempDir::Create("staged-jobs-")), gm_port_(FreePort()) {
+    Subprocess::Options options;
+    options.argv = {kServerBin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig()};
+    auto started = Subprocess::Start(std::move(options));
+    REQUIRE(started.ok());
+    api_ = *std::move(started);
+    auto line = api_->ReadLine(absl::Seconds(15));
+    REQUIRE(line.ok());
+    REQUIRE_FALSE(testing::ListenUrl(*line).empty());
+    Kubectl({"apply", "-f", kSourceDir + "/deploy/crds/"});
+    gm_config_ = *dir_.Write("gm.yaml",
+                             "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
+                             "retryPeriod: 500ms}\n");
+    std::filesystem::create_directories(root());
+  }
+
+  ~Cluster() {
+    DumpOnFailure("localcontroller", lc_.get());
+    DumpOnFailure("globalmanager", gm_.get());
+  }
+
+  const TempDir& dir() const { return dir_; }
+  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
+  std::string root() const { return dir_.File("root"); }
+  std::string HostFile(const std::string& path) const { return root() + path; }
+  int lc_port() const { return lc_port_; }
+
+  std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
+    std::vector<std::string> argv = {kKubectl, "--kubeconfig", kubeconfig(), "--cache-dir",
+                                     dir_.File("kubectl-cache")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_.path()}}, stdin_data);
+    REQUIRE(r.ok());
+    INFO("kubectl " << absl::StrJoin(args, " ") << ": " << r->err);
+    REQUIRE(r->exit_code == 0);
+    return r->out;
+  }
+
+  Json GetJson(const std::vector<std::string>& what) {
+    std::vector<std::string> args = {"get"};
+    args.insert(args.end(), what.begin(), what.end());
+    args.insert(args.end(), {"-o", "json"});
+    return Json::parse(Kubectl(args), nullptr, false);
+  }
+
+  Json JobStatus() {
+    Json job = GetJson({"incrementallearningjob", kJob});
+    if (!job.is_object()) return Json::object();
+    return job.value("status", Json::object());
+  }
+
+  // "Type(Stage)" of the job's latest condition, "" while none.
+  std::string Latest() {
+    Json status = JobStatus();
+    const Json conditions = status.value("conditions", Json::array());
+    if (conditions.empty()) return "";
+    const Json& c = conditions.back();
+    return absl::StrCat(c.value("type", ""), "(", c.value("stage", ""), ")");
+  }
+
+  bool WaitLatest(const std::string& want, absl::Duration timeout = absl::Seconds(20)) {
+    std::string last;
+    const bool ok = testing::WaitFor([&] { return (last = Latest()) == want; }, timeout, kPoll);
+    if (!ok) UNSCOPED_INFO("latest condition " << last << ", want " << want);
+    return ok;
+  }
+
+  // The job's pods whose worker type label is `type` (train, eval, inference), not being deleted.
+  std::vector<Json> Pods(const std::string& type) {
+    Json list = GetJson({"pods", "-l", absl::StrCat("incrementallearningjob.sedna.io/worker-type=",
+                                                    type)});
+    std::vector<Json> out;
+    if (!list.is_object()) return out;
+    for (Json& pod : list["items"]) {
+      if (pod["metadata"].contains("deletionTimestamp")) continue;
+      out.push_back(std::move(pod));
+    }
+    return out;
+  }
+
+  std::optional<Json> WaitPod(const std::string& type) {
+    std::optional<Json> found;
+    testing::WaitFor(
+        [&] {
+          std::vector<Json> pods = Pods(type);
+          if (pods.size() != 1) return false;
+          found = pods[0];
+          return true;
+        },
+        absl::Seconds(20), kPoll);
+    return found;
+  }
+
+  void PodPhase(const std::string& pod, const std::string& phase) {
+    Kubectl({"patch", "pod", pod, "--subresource", "status", "--type", "merge", "-p",
+             Json{{"status", {{"phase", phase}}}}.dump()});
+  }
+
+  bool HasEvent(const std::string& reason) {
+    Json list = GetJson({"events"});
+    if (!list.is_object()) return false;
+    for (const Json& e : list["items"]) {
+      if (e["involvedObject"].value("name", "") == kJob && e.value("reason", "") == reason) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void StartGm() {
+    const testing::CertSet& certs = testing::TestCerts();
+    Subprocess::Options options;
+    options.argv = {kGmBin,       "--kubeconfig",      kubeconfig(),
+                    "--listen",   absl::StrCat("127.0.0.1:", gm_port_),
+                    "--http-listen", "127.0.0.1:0",   "--tls-ca",
+                    certs.ca,     "--tls-cert",        certs.gm_cert,
+                    "--tls-key",  certs.gm_key,        "--lease-namespace",
+                    "default",    "--id",              "gm-staged",
+                    "--config",   gm_config_};
+    options.capture_stderr = true;
+    auto started = Subprocess::Start(std::move(options));
+    REQUIRE(started.ok());
+    gm_ = *std::move(started);
+    auto line = gm_->ReadLine(absl::Seconds(20));
+    INFO(line.status().ToString() << "\nGM stderr:\n" << gm_->Stderr());
+    REQUIRE(line.ok());
+    // "globalmanager: edge hub on port N, http on port M"
+    std::vector<std::string> words = absl::StrSplit(*line, ' ');
+    REQUIRE(words.size() == 10);
+    REQUIRE(absl::SimpleAtoi(words[9], &gm_http_port_));
+    REQUIRE(testing::WaitFor([&] { return HttpGet(gm_http_port_, "/readyz").status == 200; },
+                             absl::Seconds(20), kPoll));
+  }
+
+  void StartLc() {
+    const testing::CertSet& certs = testing::TestCerts();
+    Subprocess::Options options;
+    options.argv = {kLcBin,         "--node",        kNode,
+                    "--gm",         absl::StrCat("127.0.0.1:", gm_port_),
+                    "--db",         dir_.File("lc.db"),
+                    "--host-root",  root(),          "--listen",
+                    "127.0.0.1:0",  "--tls-ca",      certs.ca,
+                    "--tls-cert",   certs.NodeCert(kNode),
+                    "--tls-key",    certs.NodeKey(kNode),
+                    "--scan-period", "1s"};
+    options.capture_stderr = true;
+    auto started = Subprocess::Start(std::move(options));
+    REQUIRE(started.ok());
+    lc_ = *std::move(started);
+    auto line = lc_->ReadLine(absl::Seconds(20));
+    INFO(line.status().ToString() << "\nLC stderr:\n" << lc_->Stderr());
+    REQUIRE(line.ok());
+    const std::string url = testing::ListenUrl(*line);
+    REQUIRE_FALSE(url.empty());
+    REQUIRE(absl::SimpleAtoi(url.substr(url.rfind(':') + 1), &lc_port_));
+    REQUIRE(testing::WaitFor(
+        [&] {
+          HttpReply r = HttpGet(lc_port_, "/api/v1/status");
+          if (r.status != 200) return false;
+          Json s = Json::parse(r.body, nullptr, false);
+          return s.is_object() && s["cloudLink"].value("synced", false);
+        },
+        absl::Seconds(20), kPoll));
+  }
+
+  void Stop() {
+    if (lc_ != nullptr) {
+      auto code = lc_->Stop(absl::Seconds(10));
+      REQUIRE(code.ok());
+      CHECK(*code == 0);
+      lc_.reset();
+    }
+    if (gm_ != nullptr) {
+      auto code = gm_->Stop(absl::Seconds(15));
+      REQUIRE(code.ok());
+      CHECK(*code == 0);
+      gm_.reset();
+    }
+  }
+
+  std::string LcStderr() const { return lc_ == nullptr ? "" : lc_->Stderr(); }
+
+ private:
+  TempDir dir_;
+  const int gm_port_;
+  int gm_http_port_ = 0;
+  int lc_port_ = 0;
+  std::string gm_config_;
+  std::unique_ptr<Subprocess> api_;
+  std::unique_ptr<Subprocess> gm_;
+  std::unique_ptr<Subprocess> lc_;
+};
+
+// examples/incremental-learning-job.yaml with this test's node, a 1 s train trigger check and a
+// 1 s deploy trigger check.
+std::string IlJobYaml() {
+  std::string yaml = ReadFile(kSourceDir + "/examples/incremental-learning-job.yaml");
+  REQUIRE_FALSE(yaml.empty());
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    int n = 0;
+    for (size_t at = yaml.find(from); at != std::string::npos; at = yaml.find(from, at + to.size())) {
+      yaml.replace(at, from.size(), to);
+      ++n;
+    }
+    return n;
+  };
+  REQUIRE(replace_all("nodeName: \"edge-0\"", absl::StrCat("nodeName: \"", kNode, "\"")) == 3);
+  REQUIRE(replace_all("checkPeriodSeconds: 60", "checkPeriodSeconds: 1") == 1);
+  REQUIRE(replace_all("pollPeriodSeconds: 60", "pollPeriodSeconds: 1") == 1);
+  return yaml;
+}
+
+// A Sedna worker's report (what the SDK POSTs to /sedna/workers/{worker}/info).
+std::string WorkerReport(const std::string& worker, const std::string& kind, const Json& results) {
+  return Json{{"name", worker},
+              {"namespace", "default"},
+              {"ownerName", kJob},
+              {"ownerKind", "incrementallearningjob"},
+              {"kind", kind},
+              {"status", "completed"},
+              {"ownerInfo", Json::object()},
+              {"results", results}}
+      .dump();
+}
+
+TEST_CASE("issue 4: an IncrementalLearningJob's round with devapiserver + GM + LC over mTLS",
+          "[integration][staged]") {
+  Cluster cluster;
+  const std::string dataset_file = cluster.HostFile("/data/helmet_detection/train_data/train_data.txt");
+  std::filesystem::create_directories(std::filesystem::path(dataset_file).parent_path());
+  AppendLines(dataset_file, 1, 3);
+  for (const char* model : {"/data/models/helmet_detection/initial/model.pb",
+                            "/data/models/helmet_detection/deploy/model.pb"}) {
+    std::filesystem::create_directories(std::filesystem::path(cluster.HostFile(model)).parent_path());
+    std::ofstream(cluster.HostFile(model)) << "model\n";
+  }
+
+  cluster.StartGm();
+  cluster.StartLc();
+
+  // The Dataset on this node, the two Models, then the job.
+  {
+    std::string dataset = ReadFile(kSourceDir + "/examples/dataset.yaml");
+    dataset = dataset.substr(0, dataset.find("\n---"));  // helmet-detection-dataset
+    const size_t at = dataset.find("nodeName: \"edge-0\"");
+    REQUIRE(at != std::string::npos);
+    dataset.replace(at, std::string("nodeName: \"edge-0\"").size(),
+                    absl::StrCat("nodeName: \"", kNode, "\""));
+    cluster.Kubectl({"apply", "-f", "-"}, dataset);
+  }
+  cluster.Kubectl({"apply", "-f", kSourceDir + "/examples/model.yaml"});
+  REQUIRE(testing::WaitFor(
+      [&] {
+        Json d = cluster.GetJson({"dataset", "helmet-detection-dataset"});
+        return d.is_object() && d["status"].value("numberOfSamples", -1) == 3;
+      },
+      absl::Seconds(20), kPoll));
+  cluster.Kubectl({"apply", "-f", "-"}, IlJobYaml());
+
+  // The job starts waiting for its train trigger (3 samples: not more than 5); the inference worker
+  // runs the deploy model from the start, with hot update.
+  REQUIRE(cluster.WaitLatest("Waiting(Train)"));
+  std::optional<Json> inference = cluster.WaitPod("inference");
+  REQUIRE(inference.has_value());
+  CHECK(EnvOf(*inference, "MODEL_HOT_UPDATE") == "true");
+  CHECK(cluster.Pods("train").empty());
+
+  // The dataset grows past the threshold: the LC's trigger fires, the round's samples are written
+  // under its host root, and the GM creates the train pod.
+  AppendLines(dataset_file, 4, 12);
+  std::optional<Json> train = cluster.WaitPod("train");
+  REQUIRE(train.has_value());
+  {
+    const Json& pod = *train;
+    INFO(pod.dump());
+    CHECK(pod["metadata"]["name"] == std::string(kJob) + "-train-0");
+    CHECK(LabelOf(pod, "incrementallearningjob.sedna.io/worker-type") == "train");
+    CHECK(LabelOf(pod, "nereid.io/stage-run") == "1");
+    CHECK(pod["spec"]["nodeName"] == kNode);
+    REQUIRE(pod["metadata"]["ownerReferences"].size() == 1);
+    CHECK(pod["metadata"]["ownerReferences"][0]["kind"] == "IncrementalLearningJob");
+    CHECK(pod["metadata"]["ownerReferences"][0]["name"] == kJob);
+    CHECK(pod["metadata"]["ownerReferences"][0]["controller"] == true);
+    CHECK(EnvOf(pod, "JOB_NAME") == kJob);
+    CHECK(EnvOf(pod, "WORKER_NAME").rfind("trainworker-", 0) == 0);
+    CHECK(EnvOf(pod, "BASE_MODEL_URL") == "/home/data/data/models/helmet_detection/initial/model.pb");
+    CHECK(EnvOf(pod, "MODEL_URL") == "/home/data/data/output/helmet_detection/train/1");
+    CHECK(EnvOf(pod, "TRAIN_DATASET_URL") ==
+          "/home/data/data/output/helmet_detection/data/train/1/data.txt");
+  }
+  // The round's samples, under the LC's host root: all 12 (nothing consumed before), split by
+  // trainProb 0.8 into 9 to train on and 3 to evaluate with.
+  {
+    const std::string train_samples =
+        ReadFile(cluster.HostFile("/data/output/helmet_detection/data/train/1/data.txt"));
+    CHECK(std::count(train_samples.begin(), train_samples.end(), '\n') == 9);
+    const std::string eval_samples =
+        ReadFile(cluster.HostFile("/data/output/helmet_detection/data/eval/1/data.txt"));
+    CHECK(std::count(eval_samples.begin(), eval_samples.end(), '\n') == 3);
+  }
+  const std::string train_pod = (*train)["metadata"]["name"];
+  cluster.PodPhase(train_pod, "Running");
+  REQUIRE(cluster.WaitLatest("Running(Train)"));
+
+  // The train worker reports its model through the LC, then exits.
+  {
+    const std::string worker = EnvOf(*train, "WORKER_NAME");
+    HttpReply r = HttpPost(
+        cluster.lc_port(), "/sedna/workers/" + worker + "/info",
+        WorkerReport(worker, "train",
+                     Json::array({{{"format", "pb"},
+                                   {"url", "/data/output/helmet_detection/train/1/model.pb"}}})));
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+  }
+  REQUIRE(testing::WaitFor(
+      [&] {
+        return cluster.JobStatus().value("lastTrainedModel", "") ==
+               "/data/output/helmet_detection/train/1/model.pb";
+      },
+      absl::Seconds(20), kPoll));
+  cluster.PodPhase(train_pod, "Succeeded");
+
+  // Eval follows: the LC prepares it, the GM runs the eval pod with the models to compare.
+  std::optional<Json> eval = cluster.WaitPod("eval");
+  REQUIRE(eval.has_value());
+  CHECK((*eval)["metadata"]["name"] == std::string(kJob) + "-eval-0");
+  CHECK(EnvOf(*eval, "MODEL_URLS").find("/data/output/helmet_detection/train/1/model.pb") !=
+        std::string::npos);
+  CHECK(cluster.JobStatus()["rounds"] == 1);
+  // The train pod is deleted once its stage is over.
+  REQUIRE(testing::WaitFor([&] { return cluster.Pods("train").empty(); }, absl::Seconds(20), kPoll));
+
+  const std::string eval_pod = (*eval)["metadata"]["name"];
+  cluster.PodPhase(eval_pod, "Running");
+  REQUIRE(cluster.WaitLatest("Running(Eval)"));
+  {
+    const std::string worker = EnvOf(*eval, "WORKER_NAME");
+    Json metrics = Json::array(
+        {{{"format", "pb"},
+          {"url", "/data/output/helmet_detection/train/1/model.pb"},
+          {"metrics", {{"precision", {0.9}}}}},
+         {{"format", "pb"},
+          {"url", "/data/models/helmet_detection/deploy/model.pb"},
+          {"metrics", {{"precision", {0.8}}}}}});
+    HttpReply r = HttpPost(cluster.lc_port(), "/sedna/workers/" + worker + "/info",
+                           WorkerReport(worker, "eval", metrics));
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+  }
+  // Wait until the output is recorded on the Eval condition, then the pod exits.
+  REQUIRE(testing::WaitFor(
+      [&] {
+        Json status = cluster.JobStatus();
+        for (const Json& c : status.value("conditions", Json::array())) {
+          if (c.value("stage", "") == "Eval" &&
+              c.value("data", "").find("precision") != std::string::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      absl::Seconds(20), kPoll));
+  cluster.PodPhase(eval_pod, "Succeeded");
+
+  // Deploy: the trigger fires (precision_delta 0.1 > 0.01), the LC writes the hot-update file
+  // under its host root, the inference worker reloads in place; the job waits for round 2.
+  const std::string hot_update = cluster.HostFile(absl::StrCat(
+      "/var/lib/sedna/model-hot-update/default/incrementallearningjob/", kJob,
+      "/model_config.json"));
+  REQUIRE(testing::WaitFor([&] { return std::filesystem::exists(hot_update); }, absl::Seconds(20),
+                           kPoll));
+  {
+    Json config = Json::parse(ReadFile(hot_update), nullptr, false);
+    INFO(ReadFile(hot_update));
+    REQUIRE(config.is_object());
+    CHECK(config["model_config"]["model_path"] == "/data/output/helmet_detection/train/1/model.pb");
+    CHECK(config["model_config"]["model_update_time"].is_string());
+  }
+  REQUIRE(cluster.WaitLatest("Waiting(Train)"));
+  {
+    Json status = cluster.JobStatus();
+    INFO(status.dump());
+    CHECK(status["rounds"] == 1);
+    std::vector<std::string> seen;
+    for (const Json& c : status.value("conditions", Json::array())) {
+      seen.push_back(absl::StrCat(c.value("type", ""), "(", c.value("stage", ""), ")"));
+    }
+    const std::vector<std::string> tail = {"Ready(Deploy)", "Starting(Deploy)",
+                                           "Completed(Deploy)", "Waiting(Train)"};
+    REQUIRE(seen.size() >= tail.size());
+    CHECK(std::vector<std::string>(seen.end() - tail.size(), seen.end()) == tail);
+  }
+  CHECK(testing::WaitFor([&] { return cluster.Pods("eval").empty(); }, absl::Seconds(20), kPoll));
+  CHECK(cluster.HasEvent("DeployCompleted"));
+  CHECK(cluster.HasEvent("TrainReady"));
+  // Hot update: the same inference worker keeps running.
+  {
+    std::vector<Json> now = cluster.Pods("inference");
+    REQUIRE(now.size() == 1);
+    CHECK(now[0]["metadata"]["name"] == (*inference)["metadata"]["name"]);
+  }
+
+  // The job deleted: its pods are garbage-collected.
+  cluster.Kubectl({"delete", "incrementallearningjob", kJob});
+  Json left;
+  const bool collected = testing::WaitFor(
+      [&] {
+        left = cluster.GetJson({"pods"});
+        return left.is_object() && left["items"].empty();
+      },
+      absl::Seconds(20), kPoll);
+  INFO("pods left: " << left.dump());
+  REQUIRE(collected);
+
+  cluster.Stop();
+}
+
+}  // namespace
+}  // namespace nereid
