@@ -8,6 +8,7 @@
 #include "globalmanager/controllers/distributed_job_controller.h"
 #include "globalmanager/controllers/distributed_job_edge.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/report_router.h"
 
 namespace nereid::gm {
@@ -118,13 +119,8 @@ class DistributedJobGmController final : public GmController {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeDistributedJobController(
     ControllerContext& context) {
-  absl::StatusOr<bool> served = context.client->IsServed(job::DistributedJobs());
-  if (!served.ok()) return served.status();
-  if (!*served) {
-    LOG(WARNING) << "controllers: distributedjobs.sedna.io is not served (CRD not installed); "
-                    "the DistributedJob controller is off";
-    return std::unique_ptr<GmController>();
-  }
+  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, job::DistributedJobs()));
+  if (!served) return std::unique_ptr<GmController>();
   auto controller = std::make_unique<DistributedJobGmController>(context);
   if (controller->edge() != nullptr && context.reports != nullptr) {
     RETURN_IF_ERROR(

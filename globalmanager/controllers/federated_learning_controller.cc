@@ -15,6 +15,7 @@
 #include "globalmanager/controllers/federated_learning_status.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_writer.h"
 #include "globalmanager/controllers/worker_template.h"
@@ -572,13 +573,8 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeFederatedLearningController(
     ControllerContext& context) {
-  absl::StatusOr<bool> served = context.client->IsServed(Jobs());
-  if (!served.ok()) return served.status();
-  if (!*served) {
-    LOG(WARNING) << "controllers: federatedlearningjobs.sedna.io is not served (CRD not "
-                    "installed); the FederatedLearningJob controller is off";
-    return std::unique_ptr<GmController>();
-  }
+  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Jobs()));
+  if (!served) return std::unique_ptr<GmController>();
   ASSIGN_OR_RETURN(std::unique_ptr<FederatedLearningController> controller,
                    FederatedLearningController::Create(context));
   return std::unique_ptr<GmController>(std::move(controller));

@@ -6,7 +6,9 @@
 #include "common/api/incremental_learning_job.h"
 #include "common/api/sedna_contract.h"
 #include "common/log/log.h"
+#include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/stage_data.h"
 #include "globalmanager/controllers/stage_machine.h"
 
@@ -150,13 +152,9 @@ std::unique_ptr<StagedKind> IncrementalLearningKind() {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeIncrementalLearningController(
     ControllerContext& context) {
-  absl::StatusOr<bool> served = context.client->IsServed(api::resources::IncrementalLearningJobs());
-  if (!served.ok()) return served.status();
-  if (!*served) {
-    LOG(WARNING) << "controllers: incrementallearningjobs.sedna.io is not served (CRD not "
-                    "installed); the IncrementalLearningJob controller is off";
-    return std::unique_ptr<GmController>();
-  }
+  ASSIGN_OR_RETURN(const bool served,
+                   ServedOrLogOff(context, api::resources::IncrementalLearningJobs()));
+  if (!served) return std::unique_ptr<GmController>();
   absl::StatusOr<std::unique_ptr<StagedJobController>> controller =
       StagedJobController::Create(context, IncrementalLearningKind());
   if (!controller.ok()) return controller.status();

@@ -16,6 +16,7 @@
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -841,16 +842,8 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeJointInferenceController(
     ControllerContext& context) {
-  if (context.client == nullptr) {
-    return absl::InvalidArgumentError("JointInferenceController: client is required");
-  }
-  absl::StatusOr<bool> served = context.client->IsServed(Services());
-  if (!served.ok()) return served.status();
-  if (!*served) {
-    LOG(WARNING) << "controllers: jointinferenceservices.sedna.io is not served (CRD not "
-                    "installed); the JointInferenceService controller is off";
-    return std::unique_ptr<GmController>();
-  }
+  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Services()));
+  if (!served) return std::unique_ptr<GmController>();
   ASSIGN_OR_RETURN(std::unique_ptr<JointInferenceController> controller,
                    JointInferenceController::Create(context));
   return std::unique_ptr<GmController>(std::move(controller));

@@ -7,6 +7,8 @@
 #include "common/api/lifelong_learning_job.h"
 #include "common/api/sedna_contract.h"
 #include "common/log/log.h"
+#include "common/status/macros.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/stage_data.h"
 #include "globalmanager/controllers/stage_machine.h"
 
@@ -185,13 +187,9 @@ std::unique_ptr<StagedKind> LifelongLearningKind(std::string kb_server) {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeLifelongLearningController(
     ControllerContext& context) {
-  absl::StatusOr<bool> served = context.client->IsServed(api::resources::LifelongLearningJobs());
-  if (!served.ok()) return served.status();
-  if (!*served) {
-    LOG(WARNING) << "controllers: lifelonglearningjobs.sedna.io is not served (CRD not "
-                    "installed); the LifelongLearningJob controller is off";
-    return std::unique_ptr<GmController>();
-  }
+  ASSIGN_OR_RETURN(const bool served,
+                   ServedOrLogOff(context, api::resources::LifelongLearningJobs()));
+  if (!served) return std::unique_ptr<GmController>();
   absl::StatusOr<std::unique_ptr<StagedJobController>> controller =
       StagedJobController::Create(context, LifelongLearningKind(context.settings.kb_server));
   if (!controller.ok()) return controller.status();

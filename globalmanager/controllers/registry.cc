@@ -14,6 +14,18 @@
 
 namespace nereid::gm {
 
+absl::StatusOr<bool> ServedOrLogOff(const ControllerContext& context,
+                                    const kube::Resource& resource) {
+  if (context.client == nullptr) return absl::InvalidArgumentError("the context has no client");
+  absl::StatusOr<bool> served = context.client->IsServed(resource);
+  if (served.ok() && !*served) {
+    LOG(WARNING) << "controllers: " << resource.resource << "." << resource.group
+                 << " is not served (CRD not installed); the " << resource.kind
+                 << " controller is off";
+  }
+  return served;
+}
+
 absl::Status ControllerRegistry::Add(std::string name, ControllerFactory factory) {
   for (const Entry& entry : entries_) {
     if (entry.name == name) {

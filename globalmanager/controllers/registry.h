@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/kube/resource.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/gm_controller.h"
 
@@ -20,6 +21,12 @@ namespace nereid::gm {
 // context.models). A null controller means "skip this kind" (e.g. its CRD is not installed).
 using ControllerFactory =
     std::function<absl::StatusOr<std::unique_ptr<GmController>>(ControllerContext& context)>;
+
+// For the factory of a kind whose CRD may not be installed: whether the API serves `resource`.
+// False is logged (that kind's controller is off) and the factory returns a null controller; an
+// error means the API could not tell.
+absl::StatusOr<bool> ServedOrLogOff(const ControllerContext& context,
+                                    const kube::Resource& resource);
 
 class ControllerRegistry {
  public:
