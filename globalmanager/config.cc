@@ -159,6 +159,12 @@ const std::map<std::string, Flag>& Flags() {
       {"report-workers",
        {false, IntSetter([](GmConfig& c, int64_t v) { c.report_workers = int(v); }, 1, 64),
         "threads writing edge reports to the API (4)"}},
+      {"kube-api-qps",
+       {false, IntSetter([](GmConfig& c, int64_t v) { c.kube_api_qps = int(v); }, 0, 100000),
+        "requests/s to the Kubernetes API, 0 = unlimited (500)"}},
+      {"kube-api-burst",
+       {false, IntSetter([](GmConfig& c, int64_t v) { c.kube_api_burst = int(v); }, 1, 100000),
+        "burst above --kube-api-qps (1000)"}},
       {"log-level", {false, StringSetter(&GmConfig::log_level), "debug|info|warning|error"}},
   };
   return flags;
@@ -283,6 +289,8 @@ class FileLoader {
         {"insecure", "insecure"},
         {"controllerWorkers", "controller-workers"},
         {"reportWorkers", "report-workers"},
+        {"kubeAPIQPS", "kube-api-qps"},
+        {"kubeAPIBurst", "kube-api-burst"},
         {"logLevel", "log-level"},
     };
     if (auto it = kScalarKeys.find(key); it != kScalarKeys.end()) {

@@ -5,7 +5,8 @@
 //   globalmanager --kubeconfig FILE --listen ADDR:PORT --tls-ca F --tls-cert F --tls-key F
 //                 [--insecure] [--http-listen 127.0.0.1:PORT] [--config FILE] [--namespace NS]
 //                 [--leader-elect=true|false] [--lease-namespace NS] [--lease-name NAME] [--id ID]
-//                 [--lc-server URL] [--kb-server URL] [--log-level LEVEL]
+//                 [--lc-server URL] [--kb-server URL] [--kube-api-qps N] [--kube-api-burst N]
+//                 [--log-level LEVEL]
 // (`--flag value` and `--flag=value` both work; a bare boolean flag means true.)
 //
 // Kubernetes API: --kubeconfig, else $KUBECONFIG, else the in-cluster service account, else
@@ -17,7 +18,7 @@
 //   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
 // plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
 //   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
-//   controllerWorkers, reportWorkers, logLevel.
+//   controllerWorkers, reportWorkers, kubeAPIQPS, kubeAPIBurst, logLevel.
 // Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
 // ("15s", "1m30s") or integer seconds.
 //
@@ -66,6 +67,11 @@ struct GmConfig {
   LeaderElectionSettings leader_election;
   int controller_workers = 2;  // reconcile workers per controller
   int report_workers = 4;      // threads writing edge reports to the Kubernetes API
+  // Client-side rate limit towards the Kubernetes API (0 = none). Status writes from edge reports
+  // dominate; at RestClient's 50 qps a 1,000-node fleet's reports queue for minutes
+  // (bench/RESULTS.md, GM fan-out). The API server's own priority and fairness still applies.
+  int kube_api_qps = 500;
+  int kube_api_burst = 1000;
   std::string log_level;       // "" = NEREID_LOG_LEVEL or info
   std::string config_file;     // where the file layer came from, for messages
 };

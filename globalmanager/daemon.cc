@@ -43,6 +43,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(GmConfig config, DaemonOp
     kube_namespace = kube_config->default_namespace;
     kube::RestClient::Options rest;
     rest.user_agent = "nereid-globalmanager";
+    rest.qps = daemon->config_.kube_api_qps;
+    rest.burst = daemon->config_.kube_api_burst;
     ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> client,
                      kube::RestClient::Create(*kube_config, rest));
     daemon->owned_client_ = std::move(client);

@@ -65,6 +65,8 @@ TEST_CASE("defaults: Sedna's ports and servers, leader election on") {
   CHECK(c.lc_server == "http://localhost:9100");
   CHECK(c.kb_server == "http://localhost:9020");
   CHECK(c.min_resync_period_seconds == 30);
+  CHECK(c.kube_api_qps == 500);  // Not RestClient's 50: edge reports would queue (fan-out bench).
+  CHECK(c.kube_api_burst == 1000);
   CHECK(c.tls.ca_file == "/certs/ca.crt");
   CHECK_FALSE(c.tls.insecure);
   CHECK(c.leader_election.enabled);
@@ -84,7 +86,8 @@ TEST_CASE("every flag, in both --flag value and --flag=value forms") {
                               "--lease-name=gm-lock", "--id", "gm-0", "--lc-server",
                               "http://127.0.0.1:9100", "--kb-server=https://kb:9020",
                               "--min-resync-period-seconds", "0", "--controller-workers=3",
-                              "--report-workers", "8", "--log-level=debug"}));
+                              "--report-workers", "8", "--kube-api-qps=0",
+                              "--kube-api-burst", "20", "--log-level=debug"}));
   CHECK(c.kubeconfig == "/k/config");
   CHECK(c.listen == "127.0.0.1:0");
   CHECK(c.http_listen == "127.0.0.1:0");
@@ -98,6 +101,8 @@ TEST_CASE("every flag, in both --flag value and --flag=value forms") {
   CHECK(c.min_resync_period_seconds == 0);
   CHECK(c.controller_workers == 3);
   CHECK(c.report_workers == 8);
+  CHECK(c.kube_api_qps == 0);  // 0: no client-side limit.
+  CHECK(c.kube_api_burst == 20);
   CHECK(c.log_level == "debug");
   CHECK(MustLoad({"--insecure"}).tls.insecure);
   CHECK(MustLoad({"--insecure=true", "--leader-elect"}).leader_election.enabled);
@@ -154,6 +159,8 @@ httpListen: 0.0.0.0:8080
 leaderElection: {enabled: false, leaseName: file-lease}
 controllerWorkers: 4
 reportWorkers: 2
+kubeAPIQPS: 1000
+kubeAPIBurst: 2000
 logLevel: warning
 insecure: true
 )");
@@ -163,6 +170,8 @@ insecure: true
   CHECK(c.leader_election.lease_name == "file-lease");
   CHECK(c.controller_workers == 4);
   CHECK(c.report_workers == 2);
+  CHECK(c.kube_api_qps == 1000);
+  CHECK(c.kube_api_burst == 2000);
   CHECK(c.log_level == "warning");
   CHECK(c.tls.insecure);
 }
