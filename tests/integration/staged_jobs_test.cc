@@ -14,7 +14,11 @@
 //   - the job deleted → its pods are garbage-collected (including an inference worker the GM may
 //     re-create from its stale cache just after the deletion: devapiserver collects a dependent
 //     whose owners are all gone, as upstream's garbage collector does).
-// Runs in about 5 s.
+// A LifelongLearningJob (examples/lifelong-learning-job.yaml adapted) the same way: no inference
+// worker before the first deploy; the deploy always happens: the LC copies the trained knowledge
+// base to <outputDir>/deploy/index.pkl under its host root, the GM starts the inference worker on
+// it, and Deploy completes once that pod runs; deleting the job collects the pods.
+// Both cases run in about 10 s together (5-7 s on an idle machine).
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -59,6 +63,7 @@ const std::string kSourceDir = NEREID_SOURCE_DIR;
 constexpr absl::Duration kPoll = absl::Milliseconds(100);
 constexpr char kNode[] = "edge-a";
 constexpr char kJob[] = "helmet-detection-incremental";
+constexpr char kLlJob[] = "atcii-classifier";
 
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -157,6 +162,11 @@ class Cluster {
   std::string root() const { return dir_.File("root"); }
   std::string HostFile(const std::string& path) const { return root() + path; }
   int lc_port() const { return lc_port_; }
+  // The job the helpers below look at: its lower-case kind and name.
+  void Watch(const std::string& kind, const std::string& name) {
+    kind_ = kind;
+    job_ = name;
+  }
 
   std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
     std::vector<std::string> argv = {kKubectl, "--kubeconfig", kubeconfig(), "--cache-dir",
@@ -177,7 +187,7 @@ class Cluster {
   }
 
   Json JobStatus() {
-    Json job = GetJson({"incrementallearningjob", kJob});
+    Json job = GetJson({kind_, job_});
     if (!job.is_object()) return Json::object();
     return job.value("status", Json::object());
   }
@@ -200,8 +210,7 @@ class Cluster {
 
   // The job's pods whose worker type label is `type` (train, eval, inference), not being deleted.
   std::vector<Json> Pods(const std::string& type) {
-    Json list = GetJson({"pods", "-l", absl::StrCat("incrementallearningjob.sedna.io/worker-type=",
-                                                    type)});
+    Json list = GetJson({"pods", "-l", absl::StrCat(kind_, ".sedna.io/worker-type=", type)});
     std::vector<Json> out;
     if (!list.is_object()) return out;
     for (Json& pod : list["items"]) {
@@ -233,7 +242,7 @@ class Cluster {
     Json list = GetJson({"events"});
     if (!list.is_object()) return false;
     for (const Json& e : list["items"]) {
-      if (e["involvedObject"].value("name", "") == kJob && e.value("reason", "") == reason) {
+      if (e["involvedObject"].value("name", "") == job_ && e.value("reason", "") == reason) {
         return true;
       }
     }
@@ -318,6 +327,8 @@ class Cluster {
   const int gm_port_;
   int gm_http_port_ = 0;
   int lc_port_ = 0;
+  std::string kind_ = "incrementallearningjob";
+  std::string job_ = kJob;
   std::string gm_config_;
   std::unique_ptr<Subprocess> api_;
   std::unique_ptr<Subprocess> gm_;
@@ -344,11 +355,13 @@ std::string IlJobYaml() {
 }
 
 // A Sedna worker's report (what the SDK POSTs to /sedna/workers/{worker}/info).
-std::string WorkerReport(const std::string& worker, const std::string& kind, const Json& results) {
+std::string WorkerReport(const std::string& worker, const std::string& kind, const Json& results,
+                         const std::string& owner_kind = "incrementallearningjob",
+                         const std::string& owner_name = kJob) {
   return Json{{"name", worker},
               {"namespace", "default"},
-              {"ownerName", kJob},
-              {"ownerKind", "incrementallearningjob"},
+              {"ownerName", owner_name},
+              {"ownerKind", owner_kind},
               {"kind", kind},
               {"status", "completed"},
               {"ownerInfo", Json::object()},
@@ -536,6 +549,168 @@ TEST_CASE("issue 4: an IncrementalLearningJob's round with devapiserver + GM + L
 
   // The job deleted: its pods are garbage-collected.
   cluster.Kubectl({"delete", "incrementallearningjob", kJob});
+  Json left;
+  const bool collected = testing::WaitFor(
+      [&] {
+        left = cluster.GetJson({"pods"});
+        return left.is_object() && left["items"].empty();
+      },
+      absl::Seconds(20), kPoll);
+  INFO("pods left: " << left.dump());
+  REQUIRE(collected);
+
+  cluster.Stop();
+}
+
+// examples/lifelong-learning-job.yaml with this test's node and a 1 s train trigger check.
+std::string LlJobYaml() {
+  std::string yaml = ReadFile(kSourceDir + "/examples/lifelong-learning-job.yaml");
+  REQUIRE_FALSE(yaml.empty());
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    int n = 0;
+    for (size_t at = yaml.find(from); at != std::string::npos; at = yaml.find(from, at + to.size())) {
+      yaml.replace(at, from.size(), to);
+      ++n;
+    }
+    return n;
+  };
+  REQUIRE(replace_all("nodeName: \"edge-1\"", absl::StrCat("nodeName: \"", kNode, "\"")) == 3);
+  REQUIRE(replace_all("checkPeriodSeconds: 60", "checkPeriodSeconds: 1") == 1);
+  return yaml;
+}
+
+TEST_CASE("issue 5: a LifelongLearningJob's round with devapiserver + GM + LC over mTLS",
+          "[integration][staged]") {
+  Cluster cluster;
+  cluster.Watch("lifelonglearningjob", kLlJob);
+  const std::string dataset_file = cluster.HostFile("/data/atcii/trainData.csv");
+  std::filesystem::create_directories(std::filesystem::path(dataset_file).parent_path());
+  {
+    std::ofstream out(dataset_file);
+    out << "temperature,humidity,comfort\n";
+    for (int i = 1; i <= 3; ++i) out << 20 + i << ",50," << i % 3 << "\n";
+  }
+
+  cluster.StartGm();
+  cluster.StartLc();
+  cluster.Kubectl({"apply", "-f", "-"},
+                  absl::StrCat("apiVersion: sedna.io/v1alpha1\nkind: Dataset\nmetadata:\n"
+                               "  name: atcii-dataset\nspec:\n  url: \"/data/atcii/trainData.csv\"\n"
+                               "  format: \"csv\"\n  nodeName: \"",
+                               kNode, "\"\n"));
+  REQUIRE(testing::WaitFor(
+      [&] {
+        Json d = cluster.GetJson({"dataset", "atcii-dataset"});
+        return d.is_object() && d["status"].value("numberOfSamples", -1) >= 3;
+      },
+      absl::Seconds(20), kPoll));
+  cluster.Kubectl({"apply", "-f", "-"}, LlJobYaml());
+
+  // Waiting for its train trigger; no inference worker before the first deploy.
+  REQUIRE(cluster.WaitLatest("Waiting(Train)"));
+  CHECK(cluster.Pods("inference").empty());
+  CHECK(cluster.Pods("train").empty());
+
+  // The dataset grows: train.
+  {
+    std::ofstream out(dataset_file, std::ios::app);
+    for (int i = 4; i <= 14; ++i) out << 20 + i << ",50," << i % 3 << "\n";
+  }
+  std::optional<Json> train = cluster.WaitPod("train");
+  REQUIRE(train.has_value());
+  {
+    const Json& pod = *train;
+    INFO(pod.dump());
+    CHECK(pod["metadata"]["name"] == std::string(kLlJob) + "-train-0");
+    CHECK(LabelOf(pod, "lifelonglearningjob.sedna.io/worker-type") == "train");
+    CHECK(pod["spec"]["nodeName"] == kNode);
+    REQUIRE(pod["metadata"]["ownerReferences"].size() == 1);
+    CHECK(pod["metadata"]["ownerReferences"][0]["kind"] == "LifelongLearningJob");
+    CHECK(EnvOf(pod, "JOB_NAME") == kLlJob);
+    CHECK(EnvOf(pod, "TRAIN_DATASET_URL") == "/home/data/data/output/atcii/data/train/1/data.txt");
+  }
+  CHECK(std::filesystem::exists(cluster.HostFile("/data/output/atcii/data/train/1/data.txt")));
+  const std::string train_pod = (*train)["metadata"]["name"];
+  cluster.PodPhase(train_pod, "Running");
+  REQUIRE(cluster.WaitLatest("Running(Train)"));
+  // The train worker writes its knowledge base and reports it.
+  const std::string trained = "/data/output/atcii/train/1/index.pkl";
+  std::filesystem::create_directories(std::filesystem::path(cluster.HostFile(trained)).parent_path());
+  std::ofstream(cluster.HostFile(trained)) << "knowledge base, round 1\n";
+  {
+    const std::string worker = EnvOf(*train, "WORKER_NAME");
+    HttpReply r = HttpPost(cluster.lc_port(), "/sedna/workers/" + worker + "/info",
+                           WorkerReport(worker, "train",
+                                        Json::array({{{"format", "pkl"}, {"url", trained}}}),
+                                        "lifelonglearningjob", kLlJob));
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+  }
+  REQUIRE(testing::WaitFor(
+      [&] { return cluster.JobStatus().value("lastTrainedModel", "") == trained; },
+      absl::Seconds(20), kPoll));
+  cluster.PodPhase(train_pod, "Succeeded");
+
+  // Eval.
+  std::optional<Json> eval = cluster.WaitPod("eval");
+  REQUIRE(eval.has_value());
+  CHECK((*eval)["metadata"]["name"] == std::string(kLlJob) + "-eval-0");
+  CHECK(EnvOf(*eval, "MODEL_URLS").find(trained) != std::string::npos);
+  const std::string eval_pod = (*eval)["metadata"]["name"];
+  cluster.PodPhase(eval_pod, "Running");
+  REQUIRE(cluster.WaitLatest("Running(Eval)"));
+  {
+    const std::string worker = EnvOf(*eval, "WORKER_NAME");
+    Json evaluated = Json::array(
+        {{{"format", "pkl"}, {"url", trained}, {"metrics", {{"precision_score", {0.8}}}}}});
+    HttpReply r = HttpPost(cluster.lc_port(), "/sedna/workers/" + worker + "/info",
+                           WorkerReport(worker, "eval", evaluated, "lifelonglearningjob", kLlJob));
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+  }
+  REQUIRE(testing::WaitFor(
+      [&] {
+        for (const Json& c : cluster.JobStatus().value("conditions", Json::array())) {
+          if (c.value("stage", "") == "Eval" &&
+              c.value("data", "").find("precision_score") != std::string::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      absl::Seconds(20), kPoll));
+  cluster.PodPhase(eval_pod, "Succeeded");
+
+  // Deploy (LL always deploys): the LC copies the knowledge base to <outputDir>/deploy/index.pkl
+  // under its host root, the GM starts the inference worker on it; once it runs, the deploy is
+  // complete and the job waits for round 2.
+  const std::string deployed = cluster.HostFile("/data/output/atcii/deploy/index.pkl");
+  REQUIRE(testing::WaitFor([&] { return std::filesystem::exists(deployed); }, absl::Seconds(20),
+                           kPoll));
+  CHECK(ReadFile(deployed) == "knowledge base, round 1\n");
+  std::optional<Json> inference = cluster.WaitPod("inference");
+  REQUIRE(inference.has_value());
+  CHECK(EnvOf(*inference, "MODEL_URLS") == "/home/data/data/output/atcii/deploy/index.pkl");
+  REQUIRE(cluster.WaitLatest("Running(Deploy)"));
+  cluster.PodPhase((*inference)["metadata"]["name"], "Running");
+  REQUIRE(cluster.WaitLatest("Waiting(Train)"));
+  {
+    Json status = cluster.JobStatus();
+    INFO(status.dump());
+    CHECK(status["rounds"] == 1);
+    std::vector<std::string> seen;
+    for (const Json& c : status.value("conditions", Json::array())) {
+      seen.push_back(absl::StrCat(c.value("type", ""), "(", c.value("stage", ""), ")"));
+    }
+    const std::vector<std::string> tail = {"Ready(Deploy)", "Starting(Deploy)", "Running(Deploy)",
+                                           "Completed(Deploy)", "Waiting(Train)"};
+    REQUIRE(seen.size() >= tail.size());
+    CHECK(std::vector<std::string>(seen.end() - tail.size(), seen.end()) == tail);
+  }
+  CHECK(cluster.HasEvent("DeployCompleted"));
+
+  // The job deleted: its pods are garbage-collected.
+  cluster.Kubectl({"delete", "lifelonglearningjob", kLlJob});
   Json left;
   const bool collected = testing::WaitFor(
       [&] {
