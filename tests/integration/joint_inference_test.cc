@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "common/api/sedna_contract.h"
-#include "common/kube/config.h"
 #include "common/kube/event_recorder.h"
 #include "common/kube/resource.h"
 #include "common/kube/rest_client.h"
@@ -21,15 +20,13 @@
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/joint_inference_controller.h"
 #include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
+#include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::gm {
 namespace {
 
 using kube::Json;
-using nereid::testing::CommandResult;
-using nereid::testing::Subprocess;
-using nereid::testing::TempDir;
 using nereid::testing::WaitFor;
 
 const std::string kSourceDir = NEREID_SOURCE_DIR;
@@ -40,47 +37,32 @@ const std::string kCloud = std::string(kName) + "-deployment-cloud";
 const std::string kEdge = std::string(kName) + "-deployment-edge";
 const std::string kService = std::string(kName) + "-cloud";
 
+nereid::testing::DevApiServerProcess::Options ApiOptions() {
+  nereid::testing::DevApiServerProcess::Options options;
+  options.devapiserver = NEREID_DEVAPISERVER_BIN;
+  options.kubectl = NEREID_KUBECTL;
+  options.source_dir = kSourceDir;
+  options.temp_prefix = "nereid-ji";
+  options.served_timeout = kWait;
+  return options;
+}
+
 class Cluster {
  public:
-  Cluster() {
-    auto dir = TempDir::Create("nereid-ji");
-    REQUIRE(dir.ok());
-    dir_ = std::make_unique<TempDir>(*std::move(dir));
-    Subprocess::Options options;
-    options.argv = {NEREID_DEVAPISERVER_BIN, "--listen", "127.0.0.1:0", "--kubeconfig-out",
-                    dir_->File("kubeconfig")};
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    server_ = *std::move(started);
-    auto line = server_->ReadLine(absl::Seconds(15));
-    REQUIRE(line.ok());
-    REQUIRE_FALSE(nereid::testing::ListenUrl(*line).empty());
-    auto config = kube::LoadKubeConfigFile(dir_->File("kubeconfig"));
-    REQUIRE(config.ok());
-    auto client = kube::RestClient::Create(*config);
-    REQUIRE(client.ok());
-    client_ = *std::move(client);
-    for (const char* crd : {"models", "jointinferenceservices"}) {
-      Ok({"apply", "-f", kSourceDir + "/deploy/crds/sedna.io_" + crd + ".yaml"});
-    }
-    REQUIRE(WaitFor(
-        [&] {
-          return client_->IsServed(api::resources::JointInferenceServices()).value_or(false);
-        },
-        kWait));
+  Cluster() : api_(ApiOptions()) {
+    api_.ApplyCrds({"models", "jointinferenceservices"}, api::resources::JointInferenceServices());
   }
   ~Cluster() {
     StopController();
-    (void)server_->Stop(absl::Seconds(10));
   }
 
   void StartController() {
-    factory_ = std::make_unique<kube::SharedInformerFactory>(client_.get());
+    factory_ = std::make_unique<kube::SharedInformerFactory>(api_.client());
     kube::EventRecorderOptions recorder_options;
     recorder_options.component = "nereid-gm";
-    recorder_ = std::make_unique<kube::EventRecorder>(client_.get(), recorder_options);
+    recorder_ = std::make_unique<kube::EventRecorder>(api_.client(), recorder_options);
     ControllerContext context;
-    context.client = client_.get();
+    context.client = api_.client();
     context.informers = factory_.get();
     context.events = recorder_.get();
     context.edge = &edge_;
@@ -103,23 +85,10 @@ class Cluster {
     controller_.reset();
   }
 
-  CommandResult Kubectl(std::vector<std::string> args) {
-    std::vector<std::string> argv = {NEREID_KUBECTL, "--kubeconfig", dir_->File("kubeconfig"),
-                                     "--cache-dir", dir_->File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = nereid::testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_->path()}});
-    REQUIRE(r.ok());
-    return *r;
-  }
-  std::string Ok(std::vector<std::string> args) {
-    CommandResult r = Kubectl(args);
-    INFO("kubectl " << args[0] << " stderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    return r.out;
-  }
+  std::string Ok(std::vector<std::string> args) { return api_.KubectlOk(args); }
 
   Json Status() {
-    auto ji = client_->Get(api::resources::JointInferenceServices(), "default", kName);
+    auto ji = api_.client()->Get(api::resources::JointInferenceServices(), "default", kName);
     if (!ji.ok() || !ji->contains("status")) return Json::object();
     return (*ji)["status"];
   }
@@ -135,7 +104,7 @@ class Cluster {
     return ok;
   }
   absl::StatusOr<Json> Get(const kube::Resource& resource, const std::string& name) {
-    return client_->Get(resource, "default", name);
+    return api_.client()->Get(resource, "default", name);
   }
   // What the deployment controller would write once the Deployment's pods are (not) available.
   void DeploymentStatus(const std::string& name, int available, const Json& conditions) {
@@ -146,13 +115,13 @@ class Cluster {
                    {"availableReplicas", available},
                    {"readyReplicas", available},
                    {"conditions", conditions}};
-    auto r = client_->Patch(kube::resources::Deployments(), "default", name,
-                            kube::PatchType::kMerge, {{"status", status}}, "status");
+    auto r = api_.client()->Patch(kube::resources::Deployments(), "default", name,
+                                  kube::PatchType::kMerge, {{"status", status}}, "status");
     INFO(r.status().ToString());
     REQUIRE(r.ok());
   }
   bool HasEvent(const std::string& reason) {
-    auto list = client_->List(kube::resources::Events(), "default", {});
+    auto list = api_.client()->List(kube::resources::Events(), "default", {});
     if (!list.ok()) return false;
     for (const Json& e : list->items) {
       if (kube::StringAt(e, "involvedObject.name") == kName &&
@@ -166,9 +135,7 @@ class Cluster {
   testing::FakeEdgeDispatcher& edge() { return edge_; }
 
  private:
-  std::unique_ptr<TempDir> dir_;
-  std::unique_ptr<Subprocess> server_;
-  std::unique_ptr<kube::RestClient> client_;
+  nereid::testing::DevApiServerProcess api_;
   std::unique_ptr<kube::SharedInformerFactory> factory_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   testing::FakeEdgeDispatcher edge_;
