@@ -15,6 +15,7 @@
 #include "common/api/lifelong_learning_job.h"
 #include "common/api/model.h"
 #include "common/api/sedna_contract.h"
+#include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::api {
@@ -22,43 +23,28 @@ namespace {
 
 using kube::Json;
 using nereid::testing::CommandResult;
-using nereid::testing::Subprocess;
-using nereid::testing::TempDir;
 
 const std::string kSourceDir = NEREID_SOURCE_DIR;
 
+nereid::testing::DevApiServerProcess::Options ApiOptions() {
+  nereid::testing::DevApiServerProcess::Options options;
+  options.devapiserver = NEREID_DEVAPISERVER_BIN;
+  options.kubectl = NEREID_KUBECTL;
+  options.source_dir = kSourceDir;
+  options.temp_prefix = "nereid-api-kubectl";
+  options.kubectl_timeout = absl::Seconds(60);
+  return options;
+}
+
 class Cluster {
  public:
-  Cluster() {
-    auto dir = TempDir::Create("nereid-api-kubectl");
-    REQUIRE(dir.ok());
-    dir_ = std::make_unique<TempDir>(*std::move(dir));
-    Subprocess::Options options;
-    options.argv = {NEREID_DEVAPISERVER_BIN, "--listen", "127.0.0.1:0", "--kubeconfig-out",
-                    dir_->File("kubeconfig")};
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    server_ = *std::move(started);
-    auto line = server_->ReadLine(absl::Seconds(15));
-    REQUIRE(line.ok());
-    REQUIRE_FALSE(nereid::testing::ListenUrl(*line).empty());
-  }
-  ~Cluster() { (void)server_->Stop(absl::Seconds(10)); }
+  Cluster() : api_(ApiOptions()) {}
 
   CommandResult Kubectl(std::vector<std::string> args, std::string_view stdin_data = "") {
-    std::vector<std::string> argv = {NEREID_KUBECTL, "--kubeconfig", dir_->File("kubeconfig"),
-                                     "--cache-dir", dir_->File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r =
-        nereid::testing::RunCommand(argv, absl::Seconds(60), {{"HOME", dir_->path()}}, stdin_data);
-    REQUIRE(r.ok());
-    return *r;
+    return api_.Kubectl(args, stdin_data);
   }
   std::string Ok(std::vector<std::string> args, std::string_view stdin_data = "") {
-    CommandResult r = Kubectl(args, stdin_data);
-    INFO("kubectl " << args[0] << " stderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    return r.out;
+    return api_.KubectlOk(args, stdin_data);
   }
   Json Get(const std::string& resource, const std::string& name) {
     Json doc = Json::parse(Ok({"get", resource, name, "-o", "json"}), nullptr, false);
@@ -72,8 +58,7 @@ class Cluster {
   }
 
  private:
-  std::unique_ptr<TempDir> dir_;
-  std::unique_ptr<Subprocess> server_;
+  nereid::testing::DevApiServerProcess api_;
 };
 
 absl::Time Now() { return absl::FromUnixSeconds(1779000000); }
