@@ -13,22 +13,19 @@
 #include "common/job/distributed_job.h"
 #include "common/job/expectations.h"
 #include "common/job/gang.h"
-#include "common/kube/config.h"
 #include "common/kube/controller.h"
 #include "common/kube/event_recorder.h"
 #include "common/kube/resource.h"
 #include "common/kube/rest_client.h"
 #include "common/kube/shared_informer_factory.h"
 #include "globalmanager/controllers/distributed_job_controller.h"
+#include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::job {
 namespace {
 
 using kube::Json;
-using nereid::testing::CommandResult;
-using nereid::testing::Subprocess;
-using nereid::testing::TempDir;
 using nereid::testing::WaitFor;
 
 const std::string kSourceDir = NEREID_SOURCE_DIR;
@@ -43,48 +40,37 @@ constexpr const char* kPodGroupCrd = R"({
     "versions": [{"name": "v1beta1", "served": true, "storage": true, "subresources": {"status": {}},
       "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}})";
 
+nereid::testing::DevApiServerProcess::Options ApiOptions() {
+  nereid::testing::DevApiServerProcess::Options options;
+  options.devapiserver = NEREID_DEVAPISERVER_BIN;
+  options.kubectl = NEREID_KUBECTL;
+  options.source_dir = kSourceDir;
+  options.temp_prefix = "nereid-dj";
+  options.served_timeout = kWait;
+  return options;
+}
+
 class Cluster {
  public:
-  Cluster() {
-    auto dir = TempDir::Create("nereid-dj");
-    REQUIRE(dir.ok());
-    dir_ = std::make_unique<TempDir>(*std::move(dir));
-    Subprocess::Options options;
-    options.argv = {NEREID_DEVAPISERVER_BIN, "--listen", "127.0.0.1:0", "--kubeconfig-out",
-                    dir_->File("kubeconfig")};
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    server_ = *std::move(started);
-    auto line = server_->ReadLine(absl::Seconds(15));
-    REQUIRE(line.ok());
-    REQUIRE_FALSE(nereid::testing::ListenUrl(*line).empty());
-    auto config = kube::LoadKubeConfigFile(dir_->File("kubeconfig"));
-    REQUIRE(config.ok());
-    auto client = kube::RestClient::Create(*config);
-    REQUIRE(client.ok());
-    client_ = *std::move(client);
-    Ok({"apply", "-f", kSourceDir + "/deploy/crds/sedna.io_distributedjobs.yaml"});
-    REQUIRE(WaitFor([&] { return client_->IsServed(DistributedJobs()).value_or(false); }, kWait));
-  }
+  Cluster() : api_(ApiOptions()) { api_.ApplyCrds({"distributedjobs"}, DistributedJobs()); }
   ~Cluster() {
     StopController();
-    (void)server_->Stop(absl::Seconds(10));
   }
 
   void StartController() {
-    factory_ = std::make_unique<kube::SharedInformerFactory>(client_.get());
+    factory_ = std::make_unique<kube::SharedInformerFactory>(api_.client());
     jobs_ = factory_->Informer(DistributedJobs());
     pods_ = factory_->Informer(kube::resources::Pods());
     services_ = factory_->Informer(kube::resources::Services());
     children_ = std::make_unique<CacheChildLister>(pods_->GetLister(), services_->GetLister());
     expectations_ = std::make_unique<Expectations>(Clock::Real());
     gang_ =
-        std::make_unique<GangAvailability>(client_.get(), Clock::Real(), absl::Milliseconds(200));
+        std::make_unique<GangAvailability>(api_.client(), Clock::Real(), absl::Milliseconds(200));
     kube::EventRecorderOptions recorder_options;
     recorder_options.component = "nereid-gm";
-    recorder_ = std::make_unique<kube::EventRecorder>(client_.get(), recorder_options);
+    recorder_ = std::make_unique<kube::EventRecorder>(api_.client(), recorder_options);
     gm::DistributedJobControllerDeps deps;
-    deps.client = client_.get();
+    deps.client = api_.client();
     deps.jobs = jobs_->GetLister();
     deps.children = children_.get();
     deps.expectations = expectations_.get();
@@ -108,25 +94,13 @@ class Cluster {
     controller_.reset();
   }
 
-  CommandResult Kubectl(std::vector<std::string> args, std::string_view stdin_data = "") {
-    std::vector<std::string> argv = {NEREID_KUBECTL, "--kubeconfig", dir_->File("kubeconfig"),
-                                     "--cache-dir", dir_->File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r =
-        nereid::testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_->path()}}, stdin_data);
-    REQUIRE(r.ok());
-    return *r;
-  }
   std::string Ok(std::vector<std::string> args, std::string_view stdin_data = "") {
-    CommandResult r = Kubectl(args, stdin_data);
-    INFO("kubectl " << args[0] << " stderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    return r.out;
+    return api_.KubectlOk(args, stdin_data);
   }
   void Apply(const Json& object) { Ok({"apply", "-f", "-"}, object.dump()); }
 
   std::optional<Json> Job(const std::string& name) {
-    auto job = client_->Get(DistributedJobs(), "default", name);
+    auto job = api_.client()->Get(DistributedJobs(), "default", name);
     if (!job.ok()) return std::nullopt;
     return *job;
   }
@@ -152,7 +126,7 @@ class Cluster {
     kube::ListOptions options;
     options.label_selector = "sedna.io/job-name=" + job;
     std::map<std::string, Json> out;
-    auto list = client_->List(kube::resources::Pods(), "default", options);
+    auto list = api_.client()->List(kube::resources::Pods(), "default", options);
     if (!list.ok()) return out;
     for (Json& pod : list->items) {
       std::string name = kube::Name(pod);
@@ -164,11 +138,11 @@ class Cluster {
     return WaitFor([&] { return PodsOf(job).size() == n; }, kWait);
   }
   bool ServiceExists(const std::string& name) {
-    return client_->Get(kube::resources::Services(), "default", name).ok();
+    return api_.client()->Get(kube::resources::Services(), "default", name).ok();
   }
   void PodStatus(const std::string& pod, const Json& status) {
-    auto r = client_->Patch(kube::resources::Pods(), "default", pod, kube::PatchType::kMerge,
-                            {{"status", status}}, "status");
+    auto r = api_.client()->Patch(kube::resources::Pods(), "default", pod, kube::PatchType::kMerge,
+                                  {{"status", status}}, "status");
     REQUIRE(r.ok());
   }
   void AllPods(const std::string& job, const std::string& phase) {
@@ -182,12 +156,10 @@ class Cluster {
                                    {"state", {{"terminated", {{"exitCode", exit_code}}}}}}})}});
   }
 
-  kube::KubeClient* client() { return client_.get(); }
+  kube::KubeClient* client() { return api_.client(); }
 
  private:
-  std::unique_ptr<TempDir> dir_;
-  std::unique_ptr<Subprocess> server_;
-  std::unique_ptr<kube::RestClient> client_;
+  nereid::testing::DevApiServerProcess api_;
   std::unique_ptr<kube::SharedInformerFactory> factory_;
   kube::SharedInformer* jobs_ = nullptr;
   kube::SharedInformer* pods_ = nullptr;
