@@ -4,7 +4,7 @@
 if(NEREID_KUBECTL_BIN AND TARGET globalmanager AND TARGET localcontroller)
   nereid_test(edge_e2e_test LABEL integration TIMEOUT 180
     SOURCES edge_e2e_test.cc
-    LIBS nereid_test_support nereid_test_certs nereid_edge_test_node nereid_httplib nlohmann_json::nlohmann_json
+    LIBS nereid_test_support nereid_test_devapiserver nereid_test_certs nereid_edge_test_node nereid_httplib nlohmann_json::nlohmann_json
          absl::strings)
   add_dependencies(edge_e2e_test devapiserver globalmanager localcontroller)
   target_compile_definitions(edge_e2e_test PRIVATE

@@ -34,6 +34,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
 #include "tests/globalmanager/edgehub/test_node.h"
+#include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid {
@@ -156,40 +157,34 @@ struct Lc {
   }
 };
 
+testing::DevApiServerProcess::Options ApiOptions() {
+  testing::DevApiServerProcess::Options options;
+  options.devapiserver = kServerBin;
+  options.kubectl = kKubectl;
+  options.source_dir = kSourceDir;
+  options.temp_prefix = "edge-e2e-";
+  return options;
+}
+
 class Cluster {
  public:
-  Cluster() : dir_(*TempDir::Create("edge-e2e-")), gm_port_(FreePort()) {
-    Subprocess::Options options;
-    options.argv = {kServerBin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig()};
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    api_ = *std::move(started);
-    auto line = api_->ReadLine(absl::Seconds(15));
-    REQUIRE(line.ok());
-    REQUIRE_FALSE(testing::ListenUrl(*line).empty());
+  Cluster() : api_(ApiOptions()), gm_port_(FreePort()) {
     Kubectl({"apply", "-f", kSourceDir + "/deploy/crds/"});
     // Short lease: a restarted GM (same identity, the Lease released at SIGTERM) leads at once.
-    gm_config_ = *dir_.Write("gm.yaml",
+    gm_config_ = *dir().Write("gm.yaml",
                              "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
                              "retryPeriod: 500ms}\n");
   }
 
   ~Cluster() { DumpOnFailure("globalmanager", gm_.get()); }
 
-  const TempDir& dir() const { return dir_; }
-  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
+  const TempDir& dir() const { return api_.dir(); }
+  std::string kubeconfig() const { return api_.kubeconfig(); }
   int gm_port() const { return gm_port_; }
   int gm_http_port() const { return gm_http_port_; }
 
   std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
-    std::vector<std::string> argv = {kKubectl, "--kubeconfig", kubeconfig(), "--cache-dir",
-                                     dir_.File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_.path()}}, stdin_data);
-    REQUIRE(r.ok());
-    INFO("kubectl " << args[0] << ": " << r->err);
-    REQUIRE(r->exit_code == 0);
-    return r->out;
+    return api_.KubectlOk(args, stdin_data);
   }
 
   // status.numberOfSamples of Dataset `name` as kubectl shows it (-1 while it has none).
@@ -264,7 +259,7 @@ class Cluster {
   Lc StartLc(const std::string& node, const std::string& cert, const std::string& key,
              const std::string& state_name = "") {
     const std::string state = state_name.empty() ? node : state_name;
-    std::filesystem::create_directories(dir_.File("root-" + state));
+    std::filesystem::create_directories(dir().File("root-" + state));
     Subprocess::Options options;
     options.argv = {kLcBin,
                     "--node",
@@ -272,9 +267,9 @@ class Cluster {
                     "--gm",
                     absl::StrCat("127.0.0.1:", gm_port_),
                     "--db",
-                    dir_.File(state + ".db"),
+                    dir().File(state + ".db"),
                     "--host-root",
-                    dir_.File("root-" + state),
+                    dir().File("root-" + state),
                     "--listen",
                     "127.0.0.1:0",
                     "--tls-ca",
@@ -304,11 +299,10 @@ class Cluster {
   }
 
  private:
-  TempDir dir_;
+  testing::DevApiServerProcess api_;
   const int gm_port_;
   int gm_http_port_ = 0;
   std::string gm_config_;
-  std::unique_ptr<Subprocess> api_;
   std::unique_ptr<Subprocess> gm_;
 };
 

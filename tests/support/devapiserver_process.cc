@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/str_join.h"
 #include "common/kube/config.h"
 
 namespace nereid::testing {
@@ -49,7 +50,7 @@ CommandResult DevApiServerProcess::Kubectl(const std::vector<std::string>& args,
 std::string DevApiServerProcess::KubectlOk(const std::vector<std::string>& args,
                                            std::string_view stdin_data) {
   CommandResult r = Kubectl(args, stdin_data);
-  INFO("kubectl " << args[0] << " stderr: " << r.err);
+  INFO("kubectl " << absl::StrJoin(args, " ") << " stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   return r.out;
 }

@@ -51,7 +51,7 @@ class DevApiServerProcess {
 
   // Runs kubectl (REQUIREs only that it could run).
   CommandResult Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "");
-  // Runs kubectl, REQUIREs exit code 0 (its stderr in the message) and returns
+  // Runs kubectl, REQUIREs exit code 0 (the command and its stderr in the message) and returns
   // its stdout.
   std::string KubectlOk(const std::vector<std::string>& args, std::string_view stdin_data = "");
   // kubectl apply -f <source_dir>/deploy/crds/sedna.io_<crd>.yaml for each,
