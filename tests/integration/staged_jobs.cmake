@@ -4,7 +4,7 @@
 if(NEREID_KUBECTL_BIN AND TARGET globalmanager AND TARGET localcontroller)
   nereid_test(staged_jobs_integration_test LABEL integration TIMEOUT 180
     SOURCES staged_jobs_test.cc
-    LIBS nereid_test_support nereid_test_certs nereid_httplib nlohmann_json::nlohmann_json
+    LIBS nereid_test_support nereid_test_devapiserver nereid_test_certs nereid_httplib nlohmann_json::nlohmann_json
          absl::strings)
   add_dependencies(staged_jobs_integration_test devapiserver globalmanager localcontroller)
   target_compile_definitions(staged_jobs_integration_test PRIVATE

@@ -45,6 +45,7 @@
 #include "httplib.h"
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
+#include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid {
@@ -134,19 +135,20 @@ std::string LabelOf(const Json& pod, const std::string& name) {
 }
 
 // devapiserver + the globalmanager binary + one localcontroller for kNode, all on loopback.
+testing::DevApiServerProcess::Options ApiOptions() {
+  testing::DevApiServerProcess::Options options;
+  options.devapiserver = kServerBin;
+  options.kubectl = kKubectl;
+  options.source_dir = kSourceDir;
+  options.temp_prefix = "staged-jobs-";
+  return options;
+}
+
 class Cluster {
  public:
-  Cluster() : dir_(*TempDir::Create("staged-jobs-")), gm_port_(FreePort()) {
-    Subprocess::Options options;
-    options.argv = {kServerBin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig()};
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    api_ = *std::move(started);
-    auto line = api_->ReadLine(absl::Seconds(15));
-    REQUIRE(line.ok());
-    REQUIRE_FALSE(testing::ListenUrl(*line).empty());
+  Cluster() : api_(ApiOptions()), gm_port_(FreePort()) {
     Kubectl({"apply", "-f", kSourceDir + "/deploy/crds/"});
-    gm_config_ = *dir_.Write("gm.yaml",
+    gm_config_ = *dir().Write("gm.yaml",
                              "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
                              "retryPeriod: 500ms}\n");
     std::filesystem::create_directories(root());
@@ -157,9 +159,9 @@ class Cluster {
     DumpOnFailure("globalmanager", gm_.get());
   }
 
-  const TempDir& dir() const { return dir_; }
-  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
-  std::string root() const { return dir_.File("root"); }
+  const TempDir& dir() const { return api_.dir(); }
+  std::string kubeconfig() const { return api_.kubeconfig(); }
+  std::string root() const { return dir().File("root"); }
   std::string HostFile(const std::string& path) const { return root() + path; }
   int lc_port() const { return lc_port_; }
   // The job the helpers below look at: its lower-case kind and name.
@@ -169,14 +171,7 @@ class Cluster {
   }
 
   std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
-    std::vector<std::string> argv = {kKubectl, "--kubeconfig", kubeconfig(), "--cache-dir",
-                                     dir_.File("kubectl-cache")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = testing::RunCommand(argv, absl::Seconds(30), {{"HOME", dir_.path()}}, stdin_data);
-    REQUIRE(r.ok());
-    INFO("kubectl " << absl::StrJoin(args, " ") << ": " << r->err);
-    REQUIRE(r->exit_code == 0);
-    return r->out;
+    return api_.KubectlOk(args, stdin_data);
   }
 
   Json GetJson(const std::vector<std::string>& what) {
@@ -279,7 +274,7 @@ class Cluster {
     Subprocess::Options options;
     options.argv = {kLcBin,         "--node",        kNode,
                     "--gm",         absl::StrCat("127.0.0.1:", gm_port_),
-                    "--db",         dir_.File("lc.db"),
+                    "--db",         dir().File("lc.db"),
                     "--host-root",  root(),          "--listen",
                     "127.0.0.1:0",  "--tls-ca",      certs.ca,
                     "--tls-cert",   certs.NodeCert(kNode),
@@ -323,14 +318,13 @@ class Cluster {
   std::string LcStderr() const { return lc_ == nullptr ? "" : lc_->Stderr(); }
 
  private:
-  TempDir dir_;
+  testing::DevApiServerProcess api_;
   const int gm_port_;
   int gm_http_port_ = 0;
   int lc_port_ = 0;
   std::string kind_ = "incrementallearningjob";
   std::string job_ = kJob;
   std::string gm_config_;
-  std::unique_ptr<Subprocess> api_;
   std::unique_ptr<Subprocess> gm_;
   std::unique_ptr<Subprocess> lc_;
 };
