@@ -34,6 +34,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
 #include "tests/globalmanager/edgehub/test_node.h"
+#include "tests/integration/loopback_helpers.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -41,6 +42,11 @@ namespace nereid {
 namespace {
 
 using Json = nlohmann::json;
+using testing::DumpOnFailure;
+using testing::FreePort;
+using testing::HttpGet;
+using testing::HttpPost;
+using testing::HttpReply;
 using testing::Subprocess;
 using testing::TempDir;
 
@@ -51,24 +57,10 @@ const std::string kKubectl = NEREID_KUBECTL;
 const std::string kSourceDir = NEREID_SOURCE_DIR;
 
 constexpr absl::Duration kPoll = absl::Milliseconds(100);
+constexpr size_t kStderrTail = 6000;  // DumpOnFailure
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
-}
-
-// A port that was free a moment ago: the GM must come back on the same one after a restart (the
-// LCs are configured with it), so it cannot be port 0.
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 void AppendLines(const std::string& path, int from, int to) {
@@ -92,44 +84,12 @@ double MetricValue(const std::string& page, const std::string& series) {
   return -1;
 }
 
-// When a REQUIRE fails (an exception unwinds the test), what a process logged is what explains it.
-void DumpOnFailure(const char* what, const Subprocess* process) {
-  if (process == nullptr || std::uncaught_exceptions() == 0) return;
-  std::string err = process->Stderr();
-  if (err.size() > 6000) err = err.substr(err.size() - 6000);
-  std::cerr << "---- " << what << " (pid " << process->pid() << ") stderr, last part:\n"
-            << err << "\n---- end of " << what << "\n";
-}
-
-struct HttpReply {
-  int status = 0;  // 0: no answer
-  std::string body;
-};
-
-HttpReply HttpGet(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  client.set_read_timeout(5);
-  httplib::Result result = client.Get(path.c_str());
-  if (!result) return {};
-  return {result->status, result->body};
-}
-
-HttpReply HttpPost(int port, const std::string& path, const std::string& body) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  client.set_read_timeout(5);
-  httplib::Result result = client.Post(path.c_str(), body, "application/json");
-  if (!result) return {};
-  return {result->status, result->body};
-}
-
 // A running localcontroller and its REST port.
 struct Lc {
   Lc() = default;
   Lc(Lc&&) = default;
   Lc& operator=(Lc&&) = default;
-  ~Lc() { DumpOnFailure("localcontroller", process.get()); }
+  ~Lc() { DumpOnFailure("localcontroller", process.get(), kStderrTail); }
 
   std::unique_ptr<Subprocess> process;
   int port = 0;
@@ -176,7 +136,7 @@ class Cluster {
                              "retryPeriod: 500ms}\n");
   }
 
-  ~Cluster() { DumpOnFailure("globalmanager", gm_.get()); }
+  ~Cluster() { DumpOnFailure("globalmanager", gm_.get(), kStderrTail); }
 
   const TempDir& dir() const { return api_.dir(); }
   std::string kubeconfig() const { return api_.kubeconfig(); }

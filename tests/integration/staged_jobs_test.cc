@@ -45,6 +45,7 @@
 #include "httplib.h"
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
+#include "tests/integration/loopback_helpers.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -52,6 +53,11 @@ namespace nereid {
 namespace {
 
 using Json = nlohmann::json;
+using testing::DumpOnFailure;
+using testing::FreePort;
+using testing::HttpGet;
+using testing::HttpPost;
+using testing::HttpReply;
 using testing::Subprocess;
 using testing::TempDir;
 
@@ -62,22 +68,10 @@ const std::string kKubectl = NEREID_KUBECTL;
 const std::string kSourceDir = NEREID_SOURCE_DIR;
 
 constexpr absl::Duration kPoll = absl::Milliseconds(100);
+constexpr size_t kStderrTail = 8000;  // DumpOnFailure
 constexpr char kNode[] = "edge-a";
 constexpr char kJob[] = "helmet-detection-incremental";
 constexpr char kLlJob[] = "atcii-classifier";
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 void AppendLines(const std::string& path, int from, int to) {
   std::ofstream out(path, std::ios::app);
@@ -89,37 +83,6 @@ void AppendLines(const std::string& path, int from, int to) {
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void DumpOnFailure(const char* what, const Subprocess* process) {
-  if (process == nullptr || std::uncaught_exceptions() == 0) return;
-  std::string err = process->Stderr();
-  if (err.size() > 8000) err = err.substr(err.size() - 8000);
-  std::cerr << "---- " << what << " (pid " << process->pid() << ") stderr, last part:\n"
-            << err << "\n---- end of " << what << "\n";
-}
-
-struct HttpReply {
-  int status = 0;  // 0: no answer
-  std::string body;
-};
-
-HttpReply HttpGet(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  client.set_read_timeout(5);
-  httplib::Result result = client.Get(path.c_str());
-  if (!result) return {};
-  return {result->status, result->body};
-}
-
-HttpReply HttpPost(int port, const std::string& path, const std::string& body) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  client.set_read_timeout(5);
-  httplib::Result result = client.Post(path.c_str(), body, "application/json");
-  if (!result) return {};
-  return {result->status, result->body};
 }
 
 std::string EnvOf(const Json& pod, const std::string& name) {
@@ -155,8 +118,8 @@ class Cluster {
   }
 
   ~Cluster() {
-    DumpOnFailure("localcontroller", lc_.get());
-    DumpOnFailure("globalmanager", gm_.get());
+    DumpOnFailure("localcontroller", lc_.get(), kStderrTail);
+    DumpOnFailure("globalmanager", gm_.get(), kStderrTail);
   }
 
   const TempDir& dir() const { return api_.dir(); }
