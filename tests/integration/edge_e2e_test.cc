@@ -472,7 +472,7 @@ TEST_CASE(
                                                  "helmet-detection-inference", "-o", "json"}),
                                 nullptr, false);
           if (!ji.is_object()) return false;
-          metrics = ji["status"].value("metrics", Json::array());
+          metrics = ji.value("status", Json::object()).value("metrics", Json::array());
           return !metrics.empty();
         },
         absl::Seconds(20), absl::Milliseconds(200)));

@@ -355,7 +355,7 @@ TEST_CASE("issue 4: an IncrementalLearningJob's round with devapiserver + GM + L
   REQUIRE(testing::WaitFor(
       [&] {
         Json d = cluster.GetJson({"dataset", "helmet-detection-dataset"});
-        return d.is_object() && d["status"].value("numberOfSamples", -1) == 3;
+        return d.is_object() && d.value("status", Json::object()).value("numberOfSamples", -1) == 3;
       },
       absl::Seconds(20), kPoll));
   cluster.Kubectl({"apply", "-f", "-"}, IlJobYaml());
@@ -558,7 +558,7 @@ TEST_CASE("issue 5: a LifelongLearningJob's round with devapiserver + GM + LC ov
   REQUIRE(testing::WaitFor(
       [&] {
         Json d = cluster.GetJson({"dataset", "atcii-dataset"});
-        return d.is_object() && d["status"].value("numberOfSamples", -1) >= 3;
+        return d.is_object() && d.value("status", Json::object()).value("numberOfSamples", -1) >= 3;
       },
       absl::Seconds(20), kPoll));
   cluster.Kubectl({"apply", "-f", "-"}, LlJobYaml());
