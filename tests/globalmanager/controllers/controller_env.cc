@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <thread>
+
+#include "absl/time/clock.h"
 #include "common/api/sedna_contract.h"
 #include "tests/fakes/eventually.h"
 
@@ -29,6 +33,21 @@ ControllerEnv::~ControllerEnv() {
 }
 
 void ControllerEnv::StopInformers() { informers_->Stop(); }
+
+void ControllerEnv::StopInformersAndController(GmController& controller) {
+  StopInformers();
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    controller.Stop();
+    stopped = true;
+  });
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (!stopped && absl::Now() < deadline) {
+    if (clock_.timed_waiters() > 0) clock_.Advance(absl::Milliseconds(10));
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  stopper.join();  // Past the deadline a stuck worker shows up as the test's own timeout.
+}
 
 void ControllerEnv::StartInformers(const std::vector<kube::SharedInformer*>& informers) {
   informers_->Start();

@@ -14,6 +14,7 @@
 #include "common/time/fake_clock.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/controller_metrics.h"
+#include "globalmanager/controllers/gm_controller.h"
 #include "tests/fakes/fake_kube_client.h"
 #include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
 
@@ -36,6 +37,10 @@ class ControllerEnv {
   // Stops the informers (their handlers call into controllers): call it before a controller is
   // stopped and destroyed, as kube::Controller's lifetime rule says. Idempotent.
   void StopInformers();
+  // Stops the informers, then `controller`. A worker may be in a conflict-retry sleep on the fake
+  // clock (a test's report wrote the same status), which only the clock's advance ends: the clock
+  // is advanced in 10 ms steps until Stop returns (bounded).
+  void StopInformersAndController(GmController& controller);
 
   // Creates `object` (REQUIREs success) and returns it as stored.
   kube::Json Create(const kube::Resource& resource, const kube::Json& object);

@@ -43,10 +43,7 @@ struct Fixture {
     REQUIRE(controller->PrimeEdge().ok());
     REQUIRE(controller->Start().ok());
   }
-  ~Fixture() {
-    env.StopInformers();  // Their handlers enqueue into the controller.
-    controller->Stop();
-  }
+  ~Fixture() { env.StopInformersAndController(*controller); }
 
   Json Status(const std::string& name = "d1") {
     Json object = env.Get(Datasets(), "default", name);

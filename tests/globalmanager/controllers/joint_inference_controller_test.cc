@@ -124,10 +124,7 @@ struct Fixture {
     REQUIRE(controller->PrimeEdge().ok());
     REQUIRE(controller->Start().ok());
   }
-  ~Fixture() {
-    env.StopInformers();  // Their handlers enqueue into the controller.
-    controller->Stop();
-  }
+  ~Fixture() { env.StopInformersAndController(*controller); }
 
   // Waits (real time, bounded) for `cond`, advancing the fake clock now and then so rate-limited
   // retries (e.g. after a conflict with a lagging cache) run.

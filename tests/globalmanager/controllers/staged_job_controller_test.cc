@@ -155,10 +155,7 @@ struct Fixture {
     REQUIRE(controller->PrimeEdge().ok());
     REQUIRE(controller->Start().ok());
   }
-  ~Fixture() {
-    env.StopInformers();  // Their handlers enqueue into the controller.
-    controller->Stop();
-  }
+  ~Fixture() { env.StopInformersAndController(*controller); }
 
   Json Job(const std::string& name) { return env.Get(*resource, "default", name); }
   Json Status(const std::string& name) {
