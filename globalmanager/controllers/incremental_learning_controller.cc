@@ -40,20 +40,8 @@ class IncrementalLearning final : public StagedKind {
 
   StagedJob Parse(const Json& object, std::vector<kube::StatusCause>* causes) const override {
     StagedJob job;
-    Json spec_only = object;
-    spec_only.erase("status");
-    absl::StatusOr<api::IncrementalLearningJob> il = api::IncrementalLearningJob::FromJson(spec_only);
-    if (!il.ok()) {
-      std::vector<kube::StatusCause> found = kube::Causes(il.status());
-      if (found.empty()) found.push_back({"FieldValueInvalid", std::string(il.status().message()), ""});
-      causes->insert(causes->end(), found.begin(), found.end());
-      return job;
-    }
-    std::vector<kube::StatusCause> invalid = il->Validate();
-    causes->insert(causes->end(), invalid.begin(), invalid.end());
-    api::FieldReader reader;
-    job.run_policy = ReadStagedRunPolicy(object, &reader);
-    for (const kube::StatusCause& c : reader.causes()) causes->push_back(c);
+    auto il = ParseStagedKind<api::IncrementalLearningJob>(object, &job, causes);
+    if (!il.has_value()) return job;
 
     const api::IncrementalLearningJobSpec& s = il->spec;
     job.meta = il->metadata;

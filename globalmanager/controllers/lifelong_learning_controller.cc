@@ -52,20 +52,8 @@ class LifelongLearning final : public StagedKind {
 
   StagedJob Parse(const Json& object, std::vector<kube::StatusCause>* causes) const override {
     StagedJob job;
-    Json spec_only = object;
-    spec_only.erase("status");
-    absl::StatusOr<api::LifelongLearningJob> ll = api::LifelongLearningJob::FromJson(spec_only);
-    if (!ll.ok()) {
-      std::vector<kube::StatusCause> found = kube::Causes(ll.status());
-      if (found.empty()) found.push_back({"FieldValueInvalid", std::string(ll.status().message()), ""});
-      causes->insert(causes->end(), found.begin(), found.end());
-      return job;
-    }
-    std::vector<kube::StatusCause> invalid = ll->Validate();
-    causes->insert(causes->end(), invalid.begin(), invalid.end());
-    api::FieldReader reader;
-    job.run_policy = ReadStagedRunPolicy(object, &reader);
-    for (const kube::StatusCause& c : reader.causes()) causes->push_back(c);
+    auto ll = ParseStagedKind<api::LifelongLearningJob>(object, &job, causes);
+    if (!ll.has_value()) return job;
 
     const api::LifelongLearningJobSpec& s = ll->spec;
     job.meta = ll->metadata;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "common/api/common_types.h"
 #include "common/api/json_fields.h"
 #include "common/job/job_spec.h"
@@ -69,6 +70,31 @@ struct StagedJob {
 void TriggerToProto(const api::Trigger& trigger, edge::v1::Trigger* out);
 // spec.runPolicy (Nereid's additive field; defaults when absent). Type errors go to `reader`.
 job::RunPolicy ReadStagedRunPolicy(const kube::Json& object, api::FieldReader* reader);
+
+// The kind `T` (api::IncrementalLearningJob, api::LifelongLearningJob) parsed from `object`'s spec
+// (its status is ours to rewrite), with `job->run_policy` set; the parse error, else T::Validate()'s
+// and the run policy's problems, go to `causes`. nullopt when the spec does not parse.
+template <typename T>
+std::optional<T> ParseStagedKind(const kube::Json& object, StagedJob* job,
+                                 std::vector<kube::StatusCause>* causes) {
+  kube::Json spec_only = object;
+  spec_only.erase("status");
+  absl::StatusOr<T> parsed = T::FromJson(spec_only);
+  if (!parsed.ok()) {
+    std::vector<kube::StatusCause> found = kube::Causes(parsed.status());
+    if (found.empty()) {
+      found.push_back({"FieldValueInvalid", std::string(parsed.status().message()), ""});
+    }
+    causes->insert(causes->end(), found.begin(), found.end());
+    return std::nullopt;
+  }
+  std::vector<kube::StatusCause> invalid = parsed->Validate();
+  causes->insert(causes->end(), invalid.begin(), invalid.end());
+  api::FieldReader reader;
+  job->run_policy = ReadStagedRunPolicy(object, &reader);
+  for (const kube::StatusCause& c : reader.causes()) causes->push_back(c);
+  return *std::move(parsed);
+}
 
 // A Model as the controller needs it.
 struct ModelRef {
