@@ -3,7 +3,6 @@
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
-#include "google/protobuf/util/time_util.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/report_writer.h"
 
@@ -91,8 +90,7 @@ void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
   report.mutable_ref()->set_namespace_(ns);
   report.mutable_ref()->set_name(name);
   edge::v1::DatasetStatus* status = report.mutable_dataset();
-  *status->mutable_update_time() =
-      google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(scan.scan_time));
+  *status->mutable_update_time() = net::ToProtoTime(scan.scan_time);
   db::DatasetResult result;
   result.scanned_at = scan.scan_time;
   if (scan.status.ok()) {

@@ -3,7 +3,6 @@
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
-#include "google/protobuf/util/time_util.h"
 #include "localcontroller/dataset_handler.h"
 #include "localcontroller/model/check_codec.h"
 #include "localcontroller/report_writer.h"
@@ -87,8 +86,7 @@ void ModelHandler::OnReport(const model::ModelReport& report) {
   edge::v1::ModelStatus* status = status_report.mutable_model();
   status->set_verified(report.check.verified);
   status->set_sha256(report.check.sha256);
-  *status->mutable_update_time() = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
-      absl::ToUnixNanos(report.check_time));
+  *status->mutable_update_time() = net::ToProtoTime(report.check_time);
   status->set_error_reason(report.check.reason);
   status->set_error_message(report.check.message);
   absl::Status written = db_->Write([&](db::LcDatabase::Tables& tables) -> absl::Status {

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/net/edge_protocol.h"
-#include "google/protobuf/util/time_util.h"
 #include "grpc/grpc.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -93,7 +92,7 @@ std::size_t SimNode::QueueDatasetReports(const SampleCount& samples) {
       v1::DatasetStatus* dataset = message.mutable_dataset();
       dataset->set_number_of_samples(samples(name(), key));
       *dataset->mutable_update_time() =
-          google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(now));
+          net::ToProtoTime(now);
       to_send_.push_back(report.record.seq);
       reports_.emplace(report.record.seq, std::move(report));
       ++queued;

@@ -68,6 +68,26 @@ absl::Status ValidateReport(const v1::StatusReport& report) {
   return absl::OkStatus();
 }
 
+v1::Timestamp ToProtoTime(absl::Time time) {
+  const int64_t nanos = absl::ToUnixNanos(time);
+  // Floor division: a time before the epoch still gets nanos in 0..999,999,999.
+  int64_t seconds = nanos / 1'000'000'000;
+  int64_t fraction = nanos % 1'000'000'000;
+  if (fraction < 0) {
+    fraction += 1'000'000'000;
+    --seconds;
+  }
+  v1::Timestamp proto;
+  proto.set_seconds(seconds);
+  proto.set_nanos(static_cast<int32_t>(fraction));
+  return proto;
+}
+
+std::optional<absl::Time> FromProtoTime(const v1::Timestamp& time) {
+  if (time.seconds() == 0 && time.nanos() == 0) return std::nullopt;
+  return absl::FromUnixSeconds(time.seconds()) + absl::Nanoseconds(time.nanos());
+}
+
 v1::ErrorDetail ToErrorDetail(const absl::Status& status) {
   v1::ErrorDetail detail;
   detail.set_code(static_cast<int32_t>(status.code()));

@@ -7,7 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include <optional>
+
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "nereid/edge/v1/resources.pb.h"
 #include "nereid/edge/v1/status.pb.h"
 #include "nereid/edge/v1/sync.pb.h"
@@ -43,6 +46,10 @@ absl::Status ValidateRef(const edge::v1::ObjectRef& ref);
 absl::Status ValidateResource(const edge::v1::Resource& resource);
 // seq > 0, a valid ref, a payload.
 absl::Status ValidateReport(const edge::v1::StatusReport& report);
+
+// absl::Time <-> the wire Timestamp; an unset Timestamp (both fields zero) is nullopt.
+edge::v1::Timestamp ToProtoTime(absl::Time time);
+std::optional<absl::Time> FromProtoTime(const edge::v1::Timestamp& time);
 
 // absl::Status <-> ErrorDetail (NACK payload).
 edge::v1::ErrorDetail ToErrorDetail(const absl::Status& status);

@@ -7,6 +7,7 @@
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/log/log.h"
+#include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
@@ -168,7 +169,7 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
   const bool failed = !reported.error_reason().empty();
   const absl::Time now = context().clock->Now();
   const absl::Time counted_at =
-      ReportTime(reported.update_time().seconds(), reported.update_time().nanos()).value_or(now);
+      net::FromProtoTime(reported.update_time()).value_or(now);
   const std::optional<int64_t> observed_generation =
       GenerationOfVersion(report.observed_version());
 

@@ -11,6 +11,7 @@
 #include "common/job/distributed_job.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
+#include "common/net/edge_protocol.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/placement.h"
@@ -238,7 +239,7 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
   entry["kind"] = worker.worker_kind();
   entry["status"] = worker.status();
   const absl::Time at =
-      ReportTime(worker.time().seconds(), worker.time().nanos()).value_or(options_.clock->Now());
+      net::FromProtoTime(worker.time()).value_or(options_.clock->Now());
   entry["time"] = kube::FormatTimestamp(at);
   entry["results"] = nullptr;           // merge patch: drop an older report's results
   entry["resultsTruncated"] = nullptr;

@@ -45,9 +45,4 @@ edge::v1::ObjectRef EdgeRef(std::string_view kind, const kube::Json& object) {
   return ref;
 }
 
-std::optional<absl::Time> ReportTime(int64_t seconds, int32_t nanos) {
-  if (seconds == 0 && nanos == 0) return std::nullopt;
-  return absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos);
-}
-
 }  // namespace nereid::gm

@@ -28,7 +28,4 @@ std::optional<int64_t> GenerationOfVersion(std::string_view version);
 // {kind, namespace, name, uid} of `object`.
 edge::v1::ObjectRef EdgeRef(std::string_view kind, const kube::Json& object);
 
-// A protobuf Timestamp as absl::Time (nullopt when unset).
-std::optional<absl::Time> ReportTime(int64_t seconds, int32_t nanos);
-
 }  // namespace nereid::gm

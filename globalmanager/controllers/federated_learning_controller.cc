@@ -8,6 +8,7 @@
 #include "common/api/sedna_contract.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
+#include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
@@ -481,7 +482,7 @@ bool FederatedLearningController::IsStaleWorker(const std::string& key, const Js
   std::optional<kube::OwnerReference> owner = kube::ControllerOf(**pod);
   if (!owner.has_value() || owner->uid != kube::Uid(job)) return false;
   if (kube::IsBeingDeleted(**pod)) return true;
-  std::optional<absl::Time> sent = ReportTime(worker.time().seconds(), worker.time().nanos());
+  std::optional<absl::Time> sent = net::FromProtoTime(worker.time());
   std::optional<absl::Time> created = kube::CreationTimestamp(**pod);
   // Timestamps have second precision: only a report from a whole second earlier is stale.
   if (sent.has_value() && created.has_value() && *sent + absl::Seconds(1) <= *created) return true;
@@ -525,7 +526,7 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
     return ReportOutcome::Accepted();
   }
   const absl::Time at =
-      ReportTime(worker.time().seconds(), worker.time().nanos()).value_or(context().clock->Now());
+      net::FromProtoTime(worker.time()).value_or(context().clock->Now());
 
   if (std::optional<int64_t> round = ReportedRound(worker.owner_info_json())) {
     absl::StatusOr<StatusWrite> write = WriteStatus(

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <google/protobuf/util/time_util.h>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
@@ -16,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
 
@@ -356,8 +356,7 @@ void JobManager::Evaluate(Job& job, absl::Time now) {
 }
 
 absl::Status JobManager::Report(Job& job, v1::TriggerEvent event, const JobState& next) {
-  *event.mutable_time() = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
-      absl::ToUnixNanos(options_.clock->Now()));
+  *event.mutable_time() = net::ToProtoTime(options_.clock->Now());
   v1::StatusReport report;
   *report.mutable_ref() = job.ref;
   *report.mutable_trigger() = event;

@@ -5,8 +5,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/net/edge_protocol.h"
 #include "common/strings/absl_compat.h"
-#include "google/protobuf/util/time_util.h"
 #include "localcontroller/worker/message_content.h"
 
 namespace nereid::lc::worker {
@@ -74,8 +74,7 @@ IntakeReply WorkerIntake::Submit(std::string_view worker, std::string_view body)
     w->set_status(m.status);
     w->set_results_json(results);
     w->set_owner_info_json(owner_info);
-    *w->mutable_time() = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
-        absl::ToUnixNanos(record.received));
+    *w->mutable_time() = net::ToProtoTime(record.received);
     if (absl::Status stored = options_.sink->Enqueue(std::move(report)); !stored.ok()) {
       LOG(ERROR) << "worker report: " << kind << " " << m.ns << "/" << m.owner_name << " worker "
                  << m.name << ": storing failed: " << stored;

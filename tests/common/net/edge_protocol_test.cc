@@ -82,5 +82,21 @@ TEST_CASE("error details round-trip statuses", "[net][protocol]") {
   CHECK(absl::IsUnknown(net::FromErrorDetail(empty)));
 }
 
+TEST_CASE("times round-trip the wire Timestamp", "[net][protocol]") {
+  const absl::Time t = absl::FromUnixNanos(1'750'000'000'123'456'789);
+  v1::Timestamp proto = net::ToProtoTime(t);
+  CHECK(proto.seconds() == 1'750'000'000);
+  CHECK(proto.nanos() == 123'456'789);
+  CHECK(net::FromProtoTime(proto) == t);
+
+  // Before the epoch the fraction stays non-negative, as google.protobuf.Timestamp requires.
+  proto = net::ToProtoTime(absl::FromUnixNanos(-1));
+  CHECK(proto.seconds() == -1);
+  CHECK(proto.nanos() == 999'999'999);
+  CHECK(net::FromProtoTime(proto) == absl::FromUnixNanos(-1));
+
+  CHECK_FALSE(net::FromProtoTime(v1::Timestamp()).has_value());
+}
+
 }  // namespace
 }  // namespace nereid

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "common/net/edge_protocol.h"
 #include "common/time/fake_clock.h"
-#include "google/protobuf/util/time_util.h"
 #include "localcontroller/worker/message_content.h"
 #include "nlohmann/json.hpp"
 
@@ -98,8 +98,7 @@ TEST_CASE("a Sedna worker report is accepted and mapped to a WorkerReport about 
   CHECK(r.worker().status() == "running");
   CHECK(Json::parse(r.worker().owner_info_json()) == JointInferenceBody("x")["ownerInfo"]);
   CHECK(r.worker().results_json() == "[]");
-  CHECK(google::protobuf::util::TimeUtil::TimestampToNanoseconds(r.worker().time()) ==
-        absl::ToUnixNanos(f.clock.Now()));
+  CHECK(nereid::net::FromProtoTime(r.worker().time()) == f.clock.Now());
 
   reply = f.intake.Submit("trainworker-1", FederatedBody("trainworker-1").dump());
   CHECK(reply.status == 200);
