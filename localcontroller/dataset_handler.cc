@@ -1,5 +1,6 @@
 #include "localcontroller/dataset_handler.h"
 
+#include "common/failpoint/failpoint.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
@@ -84,6 +85,7 @@ void DatasetHandler::Forget(const edge::v1::ObjectRef& ref) {
 }
 
 void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
+  failpoint::Hit(failpoint::kLcDatasetBeforeReport);  // crash tests: checkpoint stored, result not
   const auto [ns, name] = SplitNsNameKey(scan.spec.key);
   edge::v1::StatusReport report;
   report.mutable_ref()->set_kind(std::string(net::kKindDataset));
@@ -115,6 +117,7 @@ void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
 }
 
 void DatasetHandler::OnCheckpoint(const std::string& key, const std::string& data) {
+  failpoint::Hit(failpoint::kLcDatasetBeforeCheckpoint);  // crash tests: counted, nothing stored
   const auto [ns, name] = SplitNsNameKey(key);
   absl::Status written = db_->PutFileCheckpoint(ns, name, kDatasetCheckpointPath, data);
   if (absl::IsNotFound(written)) {

@@ -11,6 +11,7 @@
 //            which wakes the cloud link; a Dataset deleted meanwhile is skipped;
 //   OnCheckpoint  the counter's checkpoint, on its own (a crash between the two is repaired by the
 //            restart comparing the checkpoint's count with the stored result).
+// Both start with a crash-test failpoint (common/failpoint/failpoint.h), a no-op unless armed.
 
 #include <map>
 #include <string>

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/failpoint/failpoint.h"
 #include "common/log/log.h"
 #include "localcontroller/config.h"
 #include "localcontroller/daemon.h"
@@ -36,6 +37,11 @@ int RunDaemon(const std::vector<std::string>& args) {
   if (!config.log_level.empty()) {
     nereid::log::Level level;
     if (nereid::log::ParseLevel(config.log_level, &level)) nereid::log::SetMinLevel(level);
+  }
+  // Test-only crash points (common/failpoint/failpoint.h); nothing is armed unless the env says so.
+  if (absl::Status armed = nereid::failpoint::InitFromEnv(); !armed.ok()) {
+    std::cerr << "localcontroller: " << armed.message() << "\n";
+    return 2;
   }
 
   // Every thread the daemon starts inherits this mask, so the signals reach only sigwait below.

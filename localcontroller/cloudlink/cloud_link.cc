@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/failpoint/failpoint.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
@@ -341,6 +342,8 @@ void CloudLink::HandleReportAck(const v1::ReportAck& ack) {
   absl::Status done;
   switch (ack.result()) {
     case v1::REPORT_ACCEPTED: {
+      // Crash tests: the report is in the Kubernetes API but still in the outbox.
+      failpoint::Hit(failpoint::kLcReportAckBeforeCommit);
       done = reports_->Ack(seq);
       report_backoff_.Reset();
       absl::MutexLock lock(&mu_);

@@ -5,7 +5,8 @@
 //   - the GM stopped, a dataset grown and counted while the cloud is away, the GM started again →
 //     the count kept in the LC's outbox lands;
 //   - an LC SIGKILLed just after its dataset grew (at whatever point of its 1 s scan cycle), the
-//     file grown again while it is down, the LC restarted from its database → the count is right;
+//     file grown again while it is down, the LC restarted from its database → the count is right
+//     (lc_crash_test kills it at chosen points of the scan and report path, with failpoints);
 //   - node edge-a's certificate claiming edge-b is refused (by the LC at start, and by the GM for a
 //     raw stream that tries anyway), an LC with a certificate from another CA fails the handshake,
 //     and neither disturbs the real nodes;
@@ -34,6 +35,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
 #include "tests/globalmanager/edgehub/test_node.h"
+#include "tests/integration/edge_cluster.h"
 #include "tests/integration/loopback_helpers.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
@@ -42,13 +44,13 @@ namespace nereid {
 namespace {
 
 using Json = nlohmann::json;
-using testing::DumpOnFailure;
-using testing::FreePort;
-using testing::HttpGet;
+using testing::AppendLines;
+using testing::Contains;
+using testing::DatasetYaml;
 using testing::HttpPost;
 using testing::HttpReply;
-using testing::Subprocess;
-using testing::TempDir;
+using testing::Lc;
+using testing::MetricValue;
 
 const std::string kServerBin = NEREID_DEVAPISERVER_BIN;
 const std::string kGmBin = NEREID_GM_BIN;
@@ -56,220 +58,10 @@ const std::string kLcBin = NEREID_LC_BIN;
 const std::string kKubectl = NEREID_KUBECTL;
 const std::string kSourceDir = NEREID_SOURCE_DIR;
 
-constexpr absl::Duration kPoll = absl::Milliseconds(100);
-constexpr size_t kStderrTail = 6000;  // DumpOnFailure
+constexpr absl::Duration kPoll = testing::kEdgePoll;
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-void AppendLines(const std::string& path, int from, int to) {
-  std::ofstream out(path, std::ios::app);
-  for (int i = from; i <= to; ++i) out << "sample " << i << "\n";
-  out.flush();
-  REQUIRE(out.good());
-}
-
-// The value of the sample `series` (name with labels, exactly as printed) in a Prometheus text
-// page; -1 when absent.
-double MetricValue(const std::string& page, const std::string& series) {
-  for (absl::string_view line : absl::StrSplit(page, '\n')) {
-    if (!absl::StartsWith(line, series) || line.size() <= series.size() ||
-        line[series.size()] != ' ') {
-      continue;
-    }
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(series.size() + 1), &value)) return value;
-  }
-  return -1;
-}
-
-// A running localcontroller and its REST port.
-struct Lc {
-  Lc() = default;
-  Lc(Lc&&) = default;
-  Lc& operator=(Lc&&) = default;
-  ~Lc() { DumpOnFailure("localcontroller", process.get(), kStderrTail); }
-
-  std::unique_ptr<Subprocess> process;
-  int port = 0;
-
-  Json Get(const std::string& path) const {
-    HttpReply reply = HttpGet(port, path);
-    if (reply.status != 200) return Json();
-    return Json::parse(reply.body, nullptr, false);
-  }
-  Json Status() const { return Get("/api/v1/status"); }
-  bool Synced() const {
-    Json s = Status();
-    return s.is_object() && s["cloudLink"].value("synced", false);
-  }
-  // The LC's own count of a dataset it holds (-1 while none).
-  int64_t LocalSamples(const std::string& name) const {
-    Json d = Get("/api/v1/datasets/default/" + name);
-    if (!d.is_object() || !d["status"]["numberOfSamples"].is_number()) return -1;
-    return d["status"]["numberOfSamples"].get<int64_t>();
-  }
-  int64_t LinkCounter(const std::string& field) const {
-    Json s = Status();
-    if (!s.is_object() || !s["cloudLink"][field].is_number()) return -1;
-    return s["cloudLink"][field].get<int64_t>();
-  }
-};
-
-testing::DevApiServerProcess::Options ApiOptions() {
-  testing::DevApiServerProcess::Options options;
-  options.devapiserver = kServerBin;
-  options.kubectl = kKubectl;
-  options.source_dir = kSourceDir;
-  options.temp_prefix = "edge-e2e-";
-  return options;
-}
-
-class Cluster {
- public:
-  Cluster() : api_(ApiOptions()), gm_port_(FreePort()) {
-    Kubectl({"apply", "-f", kSourceDir + "/deploy/crds/"});
-    // Short lease: a restarted GM (same identity, the Lease released at SIGTERM) leads at once.
-    gm_config_ = *dir().Write("gm.yaml",
-                             "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
-                             "retryPeriod: 500ms}\n");
-  }
-
-  ~Cluster() { DumpOnFailure("globalmanager", gm_.get(), kStderrTail); }
-
-  const TempDir& dir() const { return api_.dir(); }
-  std::string kubeconfig() const { return api_.kubeconfig(); }
-  int gm_port() const { return gm_port_; }
-  int gm_http_port() const { return gm_http_port_; }
-
-  std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
-    return api_.KubectlOk(args, stdin_data);
-  }
-
-  // status.numberOfSamples of Dataset `name` as kubectl shows it (-1 while it has none).
-  int64_t Samples(const std::string& name) {
-    Json d = Json::parse(Kubectl({"get", "dataset", name, "-o", "json"}), nullptr, false);
-    if (!d.is_object() || !d.contains("status")) return -1;
-    return d["status"].value("numberOfSamples", int64_t{-1});
-  }
-
-  bool WaitSamples(const std::string& name, int64_t want, absl::Duration timeout) {
-    int64_t last = -2;
-    const bool ok =
-        testing::WaitFor([&] { return (last = Samples(name)) == want; }, timeout, kPoll);
-    if (!ok) UNSCOPED_INFO("dataset " << name << ": numberOfSamples " << last << ", want " << want);
-    return ok;
-  }
-
-  std::string GmMetrics() const { return HttpGet(gm_http_port_, "/metrics").body; }
-
-  void StartGm() {
-    const testing::CertSet& certs = testing::TestCerts();
-    Subprocess::Options options;
-    options.argv = {kGmBin,
-                    "--kubeconfig",
-                    kubeconfig(),
-                    "--listen",
-                    absl::StrCat("127.0.0.1:", gm_port_),
-                    "--http-listen",
-                    "127.0.0.1:0",
-                    "--tls-ca",
-                    certs.ca,
-                    "--tls-cert",
-                    certs.gm_cert,
-                    "--tls-key",
-                    certs.gm_key,
-                    "--lease-namespace",
-                    "default",
-                    "--id",
-                    "gm-e2e",
-                    "--config",
-                    gm_config_};
-    options.capture_stderr = true;
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    gm_ = *std::move(started);
-    auto line = gm_->ReadLine(absl::Seconds(20));
-    INFO(line.status().ToString() << "\nGM stderr:\n" << gm_->Stderr());
-    REQUIRE(line.ok());
-    // "globalmanager: edge hub on port N, http on port M"
-    std::vector<std::string> words = absl::StrSplit(*line, ' ');
-    REQUIRE(words.size() == 10);
-    REQUIRE(words[5] == absl::StrCat(gm_port_, ","));
-    REQUIRE(absl::SimpleAtoi(words[9], &gm_http_port_));
-    // Leading, caches synced, hub serving.
-    REQUIRE(testing::WaitFor([&] { return HttpGet(gm_http_port_, "/readyz").status == 200; },
-                             absl::Seconds(20), kPoll));
-  }
-
-  void StopGm() {
-    auto code = gm_->Stop(absl::Seconds(15));
-    REQUIRE(code.ok());
-    INFO("GM stderr:\n" << gm_->Stderr());
-    CHECK(*code == 0);
-    gm_.reset();
-    gm_http_port_ = 0;
-  }
-
-  std::string GmStderr() const { return gm_ == nullptr ? "" : gm_->Stderr(); }
-
-  // An LC for `node` with the given certificate and key; `state_name` picks its database and host
-  // root (default: the node's), so a restart finds the same state.
-  Lc StartLc(const std::string& node, const std::string& cert, const std::string& key,
-             const std::string& state_name = "") {
-    const std::string state = state_name.empty() ? node : state_name;
-    std::filesystem::create_directories(dir().File("root-" + state));
-    Subprocess::Options options;
-    options.argv = {kLcBin,
-                    "--node",
-                    node,
-                    "--gm",
-                    absl::StrCat("127.0.0.1:", gm_port_),
-                    "--db",
-                    dir().File(state + ".db"),
-                    "--host-root",
-                    dir().File("root-" + state),
-                    "--listen",
-                    "127.0.0.1:0",
-                    "--tls-ca",
-                    testing::TestCerts().ca,
-                    "--tls-cert",
-                    cert,
-                    "--tls-key",
-                    key,
-                    "--scan-period",
-                    "1s"};
-    options.capture_stderr = true;
-    auto started = Subprocess::Start(std::move(options));
-    REQUIRE(started.ok());
-    Lc lc;
-    lc.process = *std::move(started);
-    auto line = lc.process->ReadLine(absl::Seconds(20));
-    INFO(line.status().ToString() << "\nLC stderr:\n" << lc.process->Stderr());
-    REQUIRE(line.ok());
-    const std::string url = testing::ListenUrl(*line);
-    REQUIRE_FALSE(url.empty());
-    REQUIRE(absl::SimpleAtoi(url.substr(url.rfind(':') + 1), &lc.port));
-    return lc;
-  }
-  Lc StartNodeLc(const std::string& node) {
-    const testing::CertSet& certs = testing::TestCerts();
-    return StartLc(node, certs.NodeCert(node), certs.NodeKey(node));
-  }
-
- private:
-  testing::DevApiServerProcess api_;
-  const int gm_port_;
-  int gm_http_port_ = 0;
-  std::string gm_config_;
-  std::unique_ptr<Subprocess> gm_;
-};
-
-std::string DatasetYaml(const std::string& name, const std::string& node, const std::string& url) {
-  return absl::StrCat("apiVersion: sedna.io/v1alpha1\nkind: Dataset\nmetadata:\n  name: ", name,
-                      "\n  namespace: default\nspec:\n  url: ", url,
-                      "\n  format: txt\n  nodeName: ", node, "\n");
+testing::EdgeBinaries Binaries() {
+  return {kServerBin, kGmBin, kLcBin, kKubectl, kSourceDir};
 }
 
 // A Sedna worker's report (what the SDK POSTs to /sedna/workers/{worker}/info).
@@ -300,7 +92,7 @@ TEST_CASE(
     "issue 3 end to end: devapiserver + GM + two LCs over mTLS, driven "
     "by kubectl",
     "[integration][e2e]") {
-  Cluster cluster;
+  testing::EdgeCluster cluster(Binaries(), "edge-e2e-");
   const std::string a_file = cluster.dir().File("root-edge-a/data/a.txt");
   const std::string b_file = cluster.dir().File("root-edge-b/data/b.txt");
   std::filesystem::create_directories(cluster.dir().File("root-edge-a/data"));

@@ -1,0 +1,284 @@
+#pragma once
+
+// The edge cluster the issue 3 integration tests run on loopback (edge_e2e_test,
+// lc_crash_test): a devapiserver with the sedna.io CRDs applied (kubectl), the `globalmanager`
+// binary on a fixed port (so it can come back on it after a restart), and `localcontroller`
+// binaries with the test node certificates (mTLS). Header-only; the tests link Catch2, httplib,
+// nereid_test_support, nereid_test_devapiserver and nereid_test_certs.
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "tests/common/net/test_certs.h"
+#include "tests/integration/loopback_helpers.h"
+#include "tests/support/devapiserver_process.h"
+#include "tests/support/subprocess.h"
+
+namespace nereid::testing {
+
+inline constexpr absl::Duration kEdgePoll = absl::Milliseconds(100);
+inline constexpr size_t kEdgeStderrTail = 6000;  // DumpOnFailure
+
+struct EdgeBinaries {
+  std::string devapiserver;
+  std::string gm;
+  std::string lc;
+  std::string kubectl;
+  std::string source_dir;  // deploy/crds
+};
+
+inline bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Appends "sample i" lines from..to (one write: the scanner sees all or none of them).
+inline void AppendLines(const std::string& path, int from, int to) {
+  std::string lines;
+  for (int i = from; i <= to; ++i) absl::StrAppend(&lines, "sample ", i, "\n");
+  std::ofstream out(path, std::ios::app);
+  out.rdbuf()->pubsetbuf(nullptr, 0);
+  out.write(lines.data(), static_cast<std::streamsize>(lines.size()));
+  out.flush();
+  REQUIRE(out.good());
+}
+
+// The value of the sample `series` (name with labels, exactly as printed) in a Prometheus text
+// page; -1 when absent.
+inline double MetricValue(const std::string& page, const std::string& series) {
+  for (absl::string_view line : absl::StrSplit(page, '\n')) {
+    if (!absl::StartsWith(line, series) || line.size() <= series.size() ||
+        line[series.size()] != ' ') {
+      continue;
+    }
+    double value = 0;
+    if (absl::SimpleAtod(line.substr(series.size() + 1), &value)) return value;
+  }
+  return -1;
+}
+
+inline std::string DatasetYaml(const std::string& name, const std::string& node,
+                               const std::string& url) {
+  return absl::StrCat("apiVersion: sedna.io/v1alpha1\nkind: Dataset\nmetadata:\n  name: ", name,
+                      "\n  namespace: default\nspec:\n  url: ", url,
+                      "\n  format: txt\n  nodeName: ", node, "\n");
+}
+
+// A running localcontroller and its REST port.
+struct Lc {
+  using Json = nlohmann::json;
+
+  Lc() = default;
+  Lc(Lc&&) = default;
+  Lc& operator=(Lc&&) = default;
+  ~Lc() { DumpOnFailure("localcontroller", process.get(), kEdgeStderrTail); }
+
+  std::unique_ptr<Subprocess> process;
+  int port = 0;
+
+  Json Get(const std::string& path) const {
+    HttpReply reply = HttpGet(port, path);
+    if (reply.status != 200) return Json();
+    return Json::parse(reply.body, nullptr, false);
+  }
+  Json Status() const { return Get("/api/v1/status"); }
+  bool Synced() const {
+    Json s = Status();
+    return s.is_object() && s["cloudLink"].value("synced", false);
+  }
+  // outboxDepth from /api/v1/status (-1 when unavailable).
+  int64_t OutboxDepth() const {
+    Json s = Status();
+    if (!s.is_object() || !s["outboxDepth"].is_number()) return -1;
+    return s["outboxDepth"].get<int64_t>();
+  }
+  // The LC's own count of a dataset it holds (-1 while none).
+  int64_t LocalSamples(const std::string& name) const {
+    Json d = Get("/api/v1/datasets/default/" + name);
+    if (!d.is_object() || !d["status"]["numberOfSamples"].is_number()) return -1;
+    return d["status"]["numberOfSamples"].get<int64_t>();
+  }
+  int64_t LinkCounter(const std::string& field) const {
+    Json s = Status();
+    if (!s.is_object() || !s["cloudLink"][field].is_number()) return -1;
+    return s["cloudLink"][field].get<int64_t>();
+  }
+};
+
+class EdgeCluster {
+ public:
+  using Json = nlohmann::json;
+
+  EdgeCluster(EdgeBinaries bins, const std::string& temp_prefix)
+      : bins_(std::move(bins)), api_(ApiOptions(bins_, temp_prefix)), gm_port_(FreePort()) {
+    Kubectl({"apply", "-f", bins_.source_dir + "/deploy/crds/"});
+    // Short lease: a restarted GM (same identity, the Lease released at SIGTERM) leads at once.
+    gm_config_ = *dir().Write("gm.yaml",
+                             "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
+                             "retryPeriod: 500ms}\n");
+  }
+
+  ~EdgeCluster() { DumpOnFailure("globalmanager", gm_.get(), kEdgeStderrTail); }
+
+  const TempDir& dir() const { return api_.dir(); }
+  std::string kubeconfig() const { return api_.kubeconfig(); }
+  int gm_port() const { return gm_port_; }
+  int gm_http_port() const { return gm_http_port_; }
+  const EdgeBinaries& bins() const { return bins_; }
+
+  std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
+    return api_.KubectlOk(args, stdin_data);
+  }
+
+  // status.numberOfSamples of Dataset `name` as kubectl shows it (-1 while it has none).
+  int64_t Samples(const std::string& name) {
+    Json d = Json::parse(Kubectl({"get", "dataset", name, "-o", "json"}), nullptr, false);
+    if (!d.is_object() || !d.contains("status")) return -1;
+    return d["status"].value("numberOfSamples", int64_t{-1});
+  }
+
+  bool WaitSamples(const std::string& name, int64_t want, absl::Duration timeout) {
+    int64_t last = -2;
+    const bool ok = WaitFor([&] { return (last = Samples(name)) == want; }, timeout, kEdgePoll);
+    if (!ok) UNSCOPED_INFO("dataset " << name << ": numberOfSamples " << last << ", want " << want);
+    return ok;
+  }
+
+  std::string GmMetrics() const { return HttpGet(gm_http_port_, "/metrics").body; }
+  // nereid_gm_reports_total for Dataset reports with `outcome` (accepted, rejected, retry); 0
+  // while the series does not exist yet.
+  double GmDatasetReports(const std::string& outcome) const {
+    const double v = MetricValue(
+        GmMetrics(), absl::StrCat("nereid_gm_reports_total{kind=\"Dataset\",outcome=\"", outcome,
+                                  "\"}"));
+    return v < 0 ? 0 : v;
+  }
+
+  void StartGm() {
+    const CertSet& certs = TestCerts();
+    Subprocess::Options options;
+    options.argv = {bins_.gm,
+                    "--kubeconfig",
+                    kubeconfig(),
+                    "--listen",
+                    absl::StrCat("127.0.0.1:", gm_port_),
+                    "--http-listen",
+                    "127.0.0.1:0",
+                    "--tls-ca",
+                    certs.ca,
+                    "--tls-cert",
+                    certs.gm_cert,
+                    "--tls-key",
+                    certs.gm_key,
+                    "--lease-namespace",
+                    "default",
+                    "--id",
+                    "gm-e2e",
+                    "--config",
+                    gm_config_};
+    options.capture_stderr = true;
+    auto started = Subprocess::Start(std::move(options));
+    REQUIRE(started.ok());
+    gm_ = *std::move(started);
+    auto line = gm_->ReadLine(absl::Seconds(20));
+    INFO(line.status().ToString() << "\nGM stderr:\n" << gm_->Stderr());
+    REQUIRE(line.ok());
+    // "globalmanager: edge hub on port N, http on port M"
+    std::vector<std::string> words = absl::StrSplit(*line, ' ');
+    REQUIRE(words.size() == 10);
+    REQUIRE(words[5] == absl::StrCat(gm_port_, ","));
+    REQUIRE(absl::SimpleAtoi(words[9], &gm_http_port_));
+    // Leading, caches synced, hub serving.
+    REQUIRE(WaitFor([&] { return HttpGet(gm_http_port_, "/readyz").status == 200; },
+                    absl::Seconds(20), kEdgePoll));
+  }
+
+  void StopGm() {
+    auto code = gm_->Stop(absl::Seconds(15));
+    REQUIRE(code.ok());
+    INFO("GM stderr:\n" << gm_->Stderr());
+    CHECK(*code == 0);
+    gm_.reset();
+    gm_http_port_ = 0;
+  }
+
+  std::string GmStderr() const { return gm_ == nullptr ? "" : gm_->Stderr(); }
+
+  // An LC for `node` with the given certificate and key; `state_name` picks its database and host
+  // root (default: the node's), so a restart finds the same state; `env` is added to its
+  // environment (e.g. NEREID_FAILPOINTS).
+  Lc StartLc(const std::string& node, const std::string& cert, const std::string& key,
+             const std::string& state_name = "",
+             const std::map<std::string, std::string>& env = {}) {
+    const std::string state = state_name.empty() ? node : state_name;
+    std::filesystem::create_directories(dir().File("root-" + state));
+    Subprocess::Options options;
+    options.argv = {bins_.lc,
+                    "--node",
+                    node,
+                    "--gm",
+                    absl::StrCat("127.0.0.1:", gm_port_),
+                    "--db",
+                    dir().File(state + ".db"),
+                    "--host-root",
+                    dir().File("root-" + state),
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--tls-ca",
+                    TestCerts().ca,
+                    "--tls-cert",
+                    cert,
+                    "--tls-key",
+                    key,
+                    "--scan-period",
+                    "1s"};
+    options.env = env;
+    options.capture_stderr = true;
+    auto started = Subprocess::Start(std::move(options));
+    REQUIRE(started.ok());
+    Lc lc;
+    lc.process = *std::move(started);
+    auto line = lc.process->ReadLine(absl::Seconds(20));
+    INFO(line.status().ToString() << "\nLC stderr:\n" << lc.process->Stderr());
+    REQUIRE(line.ok());
+    const std::string url = ListenUrl(*line);
+    REQUIRE_FALSE(url.empty());
+    REQUIRE(absl::SimpleAtoi(url.substr(url.rfind(':') + 1), &lc.port));
+    return lc;
+  }
+  Lc StartNodeLc(const std::string& node, const std::map<std::string, std::string>& env = {}) {
+    const CertSet& certs = TestCerts();
+    return StartLc(node, certs.NodeCert(node), certs.NodeKey(node), "", env);
+  }
+
+ private:
+  static DevApiServerProcess::Options ApiOptions(const EdgeBinaries& bins,
+                                                 const std::string& temp_prefix) {
+    DevApiServerProcess::Options options;
+    options.devapiserver = bins.devapiserver;
+    options.kubectl = bins.kubectl;
+    options.source_dir = bins.source_dir;
+    options.temp_prefix = temp_prefix;
+    return options;
+  }
+
+  const EdgeBinaries bins_;
+  DevApiServerProcess api_;
+  const int gm_port_;
+  int gm_http_port_ = 0;
+  std::string gm_config_;
+  std::unique_ptr<Subprocess> gm_;
+};
+
+}  // namespace nereid::testing
