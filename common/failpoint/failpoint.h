@@ -32,6 +32,8 @@ inline constexpr char kEnvVar[] = "NEREID_FAILPOINTS";
 inline constexpr char kLcDatasetBeforeCheckpoint[] = "lc-dataset-before-checkpoint";
 // The scan's checkpoint is committed; its result and outbox report are not.
 inline constexpr char kLcDatasetBeforeReport[] = "lc-dataset-before-report";
+// A report is committed in the outbox; the cloud link has not sent it yet.
+inline constexpr char kLcReportBeforeSend[] = "lc-report-before-send";
 // The GM ACKed a report (it is in the Kubernetes API); the LC has not deleted it from its outbox.
 inline constexpr char kLcReportAckBeforeCommit[] = "lc-report-ack-before-commit";
 

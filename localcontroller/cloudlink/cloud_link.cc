@@ -391,6 +391,7 @@ void CloudLink::SendReports(LinkStream& stream) {
       send_cursor_ = std::max(send_cursor_, report.seq());
       if (in_flight_.contains(report.seq())) continue;
       in_flight_.insert(report.seq());
+      failpoint::Hit(failpoint::kLcReportBeforeSend);  // crash tests: only in the outbox
       v1::SyncRequest request;
       *request.mutable_report() = std::move(report);
       stream.Send(std::move(request));

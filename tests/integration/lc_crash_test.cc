@@ -4,6 +4,7 @@
 // (mTLS), one txt Dataset. For each point a dataset growth passes on its way to the cluster —
 //   lc-dataset-before-checkpoint  counted, nothing of the scan in SQLite,
 //   lc-dataset-before-report      checkpoint committed, result and outbox report not,
+//   lc-report-before-send         result and report committed, the report not sent,
 //   lc-report-ack-before-commit   the GM wrote the count and ACKed, the LC did not yet drop the
 //                                 report from its outbox —
 // the LC is restarted with NEREID_FAILPOINTS=<point>=pause, the file grows, the test waits for the
@@ -12,7 +13,7 @@
 // failpoint from the same database, and asserts: `kubectl get` and the LC's /api/v1/datasets show
 // the real number of lines; the outbox drains; the GM accepted exactly one Dataset report from
 // the restarted LC (the new count, or the resend of the unacked one) and refused none; and
-// nothing more is sent during the next periodic scan. Runs in about 8 s.
+// nothing more is sent during the next periodic scan. Runs in about 10 s.
 
 #include <catch2/catch.hpp>
 #include <csignal>
@@ -49,7 +50,9 @@ double LcScans(const Lc& lc) {
 
 struct CrashPoint {
   const char* name;
-  // Whether the GM already wrote the grown count when the LC stops at the point.
+  // Whether the report of the grown count is in the LC's outbox when the LC stops at the point.
+  bool in_outbox_before_kill;
+  // Whether the GM already wrote the grown count then.
   bool in_cluster_before_kill;
 };
 
@@ -70,9 +73,10 @@ TEST_CASE("an LC SIGKILLed at each failpoint of a dataset scan restarts to the r
   REQUIRE(testing::WaitFor([&] { return lc.OutboxDepth() == 0; }, absl::Seconds(10), kPoll));
 
   for (const CrashPoint& point :
-       {CrashPoint{failpoint::kLcDatasetBeforeCheckpoint, false},
-        CrashPoint{failpoint::kLcDatasetBeforeReport, false},
-        CrashPoint{failpoint::kLcReportAckBeforeCommit, true}}) {
+       {CrashPoint{failpoint::kLcDatasetBeforeCheckpoint, false, false},
+        CrashPoint{failpoint::kLcDatasetBeforeReport, false, false},
+        CrashPoint{failpoint::kLcReportBeforeSend, true, false},
+        CrashPoint{failpoint::kLcReportAckBeforeCommit, true, true}}) {
     INFO("failpoint " << point.name);
     const std::string paused = absl::StrCat("failpoint ", point.name, ": paused");
 
@@ -96,10 +100,10 @@ TEST_CASE("an LC SIGKILLed at each failpoint of a dataset scan restarts to the r
     lines += 15;
     REQUIRE(testing::WaitFor([&] { return Contains(lc.process->Stderr(), paused); },
                              absl::Seconds(10), kPoll));
-    // The state the point promises: the GM has the new count only once it ACKed; the unacked
-    // report is still in the outbox.
+    // The state the point promises: the report is in the outbox from its commit until the ACK is
+    // committed; the GM has the new count only once it ACKed.
     CHECK(cluster.Samples("da") == (point.in_cluster_before_kill ? lines : before));
-    CHECK(lc.OutboxDepth() == (point.in_cluster_before_kill ? 1 : 0));
+    CHECK(lc.OutboxDepth() == (point.in_outbox_before_kill ? 1 : 0));
 
     const double accepted_before = cluster.GmDatasetReports("accepted");
     const double rejected_before = cluster.GmDatasetReports("rejected");
