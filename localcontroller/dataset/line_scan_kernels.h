@@ -4,6 +4,8 @@
 // internal linkage on purpose: line_scan_avx2.cc compiles it with -mavx2, and an inline function
 // with external linkage could be merged by the linker into code that runs on any CPU.
 
+#include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 
@@ -191,6 +193,27 @@ inline uint64_t CsvBlock(const uint8_t* p, const Masks& m, CsvCarry* c, PrefixXo
   return LineStarts(ends, m.space, &c->line_carry);
 }
 
+// Bytes per vector-path chunk of LinesLoop: a multiple of 64, small enough to stay in L1 when the
+// block path redoes a chunk.
+inline constexpr size_t kLineChunk = 8192;
+// After a chunk fails, the block path takes over for this many chunks, doubling up to the maximum
+// while chunks keep failing, so a file of indented lines pays for few futile attempts.
+inline constexpr size_t kLineChunkBackoffMin = 8;
+inline constexpr size_t kLineChunkBackoffMax = 256;
+
+// An instruction set may provide a vector path for line formats:
+//   static bool LineChunk(const uint8_t* p, uint64_t* count)
+// which counts the samples starting in [p, p + kLineChunk), reading p[-1] too, under the
+// assumption that a line has no content yet exactly when the byte before it is a line end. That
+// holds unless a line end is followed by whitespace (an indented or whitespace-only line); the
+// chunk then returns false without touching *count and the block path redoes it. Typical datasets
+// have no such lines, and the vector path is then about twice as fast as the block path (no mask
+// extraction, no scalar carry chain): it only compares bytes and accumulates per-byte counts.
+template <typename Isa>
+concept HasLineChunk = requires(const uint8_t* p, uint64_t* count) {
+  { Isa::LineChunk(p, count) } -> std::same_as<bool>;
+};
+
 // The block loops. `Isa` provides `template <bool kCsv> static Masks Load(const uint8_t*)` and
 // `static uint64_t PrefixXor(uint64_t)`.
 template <typename Isa>
@@ -198,9 +221,36 @@ inline uint64_t LinesLoop(const uint8_t* p, size_t n, LineScanState* state) {
   uint64_t carry = state->in_line ? 0 : 1;
   uint64_t count = 0;
   size_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const Masks m = Isa::template Load<false>(p + i);
-    count += LineStarts(m.nl, m.space, &carry);
+  // The first block goes through the block path, so p[i - 1] is readable for the vector path.
+  size_t blocks_until = 64;
+  size_t backoff = kLineChunkBackoffMin;
+  const size_t blocks_end = n - n % 64;
+  for (;;) {
+    if constexpr (HasLineChunk<Isa>) {
+      // The vector path's assumption at its first byte: no content yet iff p[i - 1] is a line end.
+      while (i >= blocks_until && n - i >= kLineChunk &&
+             carry == static_cast<uint64_t>(p[i - 1] == '\n')) {
+        if (!Isa::LineChunk(p + i, &count)) {
+          // Indented or whitespace-only lines: stay on the block path for a while.
+          blocks_until = i + backoff * kLineChunk;
+          backoff = std::min(2 * backoff, kLineChunkBackoffMax);
+          break;
+        }
+        backoff = kLineChunkBackoffMin;
+        i += kLineChunk;
+        carry = static_cast<uint64_t>(p[i - 1] == '\n');
+      }
+    }
+    size_t stop = blocks_end;
+    if constexpr (HasLineChunk<Isa>) {
+      // At least one block, then on to where the vector path may be tried again.
+      stop = std::min(blocks_end, std::max(blocks_until, i + 64));
+    }
+    if (stop <= i) break;
+    for (; i < stop; i += 64) {
+      const Masks m = Isa::template Load<false>(p + i);
+      count += LineStarts(m.nl, m.space, &carry);
+    }
   }
   state->in_line = carry == 0;
   return count + ScalarLines(p + i, n - i, state);

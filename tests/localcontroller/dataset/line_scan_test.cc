@@ -147,5 +147,77 @@ TEST_CASE("kernels agree with the reference machine on random input in random ch
   }
 }
 
+// Inputs long enough for the vector path of the line kernels (8 KiB chunks): mostly clean lines
+// with a varying share of indented and whitespace-only lines (which make a chunk fall back to the
+// block path), lines that end exactly at chunk edges, and a lane that counts a start in every
+// block (the per-byte accumulators must not overflow).
+TEST_CASE("line kernels agree with the reference on long inputs with rare indentation", "[scan]") {
+  std::mt19937_64 rng(777);
+  std::vector<std::string> texts;
+  for (const int indent_per_mille : {0, 1, 20, 500}) {
+    std::string text;
+    while (text.size() < 150'000) {
+      if (static_cast<int>(rng() % 1000) < indent_per_mille) {
+        text.append(1 + rng() % 3, " \t\r\v\f"[rng() % 5]);
+      }
+      const size_t len = rng() % 90;
+      for (size_t i = 0; i < len; ++i) text += "ab \t\rxyz"[rng() % 9];
+      text += rng() % 7 == 0 ? "\r\n" : "\n";
+    }
+    texts.push_back(text);
+  }
+  // Regions: indented lines (the vector path keeps failing and backs off further each time), then
+  // clean lines (it takes over again), then rare indentation.
+  std::string regions;
+  for (int region = 0; region < 6; ++region) {
+    for (int line = 0; line < 12'000; ++line) {
+      if (region % 3 == 0 || (region % 3 == 2 && line % 300 == 0)) regions += "  ";
+      regions += "images/train/" + std::to_string(rng() % 100'000) + ".jpg 7\n";
+    }
+  }
+  texts.push_back(regions);
+  // "a\n" in the same lanes of both 32-byte halves of every 64-byte block.
+  std::string dense;
+  for (int i = 0; i < 4096; ++i) dense += std::string(30, 'x') + "\na" + std::string(30, 'x') + "\na";
+  texts.push_back(dense);
+  // Whitespace after the line end that closes a chunk, and a chunk that starts inside an
+  // indented line's leading whitespace.
+  std::string edges(3 * 8192, 'y');
+  edges[8191] = '\n';
+  edges[8192] = ' ';
+  edges[2 * 8192 - 2] = '\n';
+  edges[2 * 8192 - 1] = '\t';
+  edges[2 * 8192] = ' ';
+  texts.push_back(edges);
+
+  for (size_t t = 0; t < texts.size(); ++t) {
+    const std::string& text = texts[t];
+    for (const bool in_line : {false, true}) {
+      LineScanState ref;
+      ref.in_line = in_line;
+      const uint64_t want = ScanLinesWith(ScanIsa::kScalar, Bytes(text), text.size(), &ref);
+      for (ScanIsa isa : SupportedScanIsas()) {
+        INFO("text " << t << " in_line " << in_line << " isa " << ScanIsaName(isa));
+        LineScanState whole;
+        whole.in_line = in_line;
+        CHECK(ScanLinesWith(isa, Bytes(text), text.size(), &whole) == want);
+        CHECK(whole.in_line == ref.in_line);
+        // Random pieces from one byte to several chunks, at any alignment.
+        LineScanState pieces;
+        pieces.in_line = in_line;
+        uint64_t got = 0;
+        size_t pos = 0;
+        while (pos < text.size()) {
+          const size_t n = std::min<size_t>(text.size() - pos, 1 + rng() % 40'000);
+          got += ScanLinesWith(isa, Bytes(text) + pos, n, &pieces);
+          pos += n;
+        }
+        CHECK(got == want);
+        CHECK(pieces.in_line == ref.in_line);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nereid::lc::dataset
