@@ -12,6 +12,12 @@
 // recounts from the checkpoint, against counting a 1 MiB file alone (in process, so process start-up
 // does not hide the difference; the CLI with --checkpoint is shown too). The directory is removed at
 // the end. Exit status: 1 if a count is wrong; with --enforce also if a target is missed.
+//
+//   count_bench --kernels [--dir DIR]
+//
+// measures the counting kernels alone instead: every instruction set this CPU supports, over
+// 256 KiB of generated txt lines (as is, and with every line indented, which takes the block path)
+// and of quoted csv, kept in cache, in CPU time; each result is checked against the reference.
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -26,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -49,6 +56,7 @@ using nereid::lc::dataset::SampleCounter;
 
 struct Options {
   std::string localcontroller;
+  bool kernels = false;
   uint64_t size = uint64_t{1} << 30;
   int reps = 7;
   std::string dir;
@@ -220,12 +228,16 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->enforce = true;
       continue;
     }
+    if (a == "--kernels") {
+      o->kernels = true;
+      continue;
+    }
     std::cerr << "unknown or incomplete argument " << a << "\n";
     return false;
   }
-  if (o->localcontroller.empty()) {
+  if (o->localcontroller.empty() && !o->kernels) {
     std::cerr << "usage: count_bench --localcontroller PATH [--size BYTES] [--reps N] [--dir DIR] "
-                 "[--enforce]\n";
+                 "[--enforce]\n       count_bench --kernels [--dir DIR]\n";
     return false;
   }
   return true;
@@ -238,6 +250,78 @@ std::string CpuModel() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   }
   return "unknown";
+}
+
+double CpuNow() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// GB/s of CPU time for `scan` over `text`, repeated for about 0.3 s; nullopt if a pass disagrees
+// with `want`.
+template <typename Scan>
+std::optional<double> KernelRate(const std::string& text, uint64_t want, Scan scan) {
+  const auto* data = reinterpret_cast<const uint8_t*>(text.data());
+  uint64_t passes = 0;
+  const double start = CpuNow();
+  double elapsed = 0;
+  do {
+    for (int i = 0; i < 16; ++i, ++passes) {
+      if (scan(data, text.size()) != want) return std::nullopt;
+    }
+    elapsed = CpuNow() - start;
+  } while (elapsed < 0.3);
+  return static_cast<double>(text.size()) * static_cast<double>(passes) / elapsed / 1e9;
+}
+
+// The kernels alone, from cache (RESULTS.md, "Kernel throughput alone").
+int RunKernels(const std::string& dir) {
+  using nereid::lc::dataset::CsvScanState;
+  using nereid::lc::dataset::LineScanState;
+  using nereid::lc::dataset::ScanIsa;
+  constexpr uint64_t kBytes = 256 * 1024;
+  const std::string txt = ReadAll(Generate(dir + "/kernels.txt", "txt", kBytes).path);
+  const std::string csv = ReadAll(Generate(dir + "/kernels.csv", "csv", kBytes).path);
+  std::string indented = "  ";  // every line starts with whitespace: the vector path never holds
+  for (const char c : txt) {
+    indented += c;
+    if (c == '\n') indented += "  ";
+  }
+  auto lines = [](ScanIsa isa) {
+    return [isa](const uint8_t* p, size_t n) {
+      LineScanState state;
+      return nereid::lc::dataset::ScanLinesWith(isa, p, n, &state);
+    };
+  };
+  auto records = [](ScanIsa isa) {
+    return [isa](const uint8_t* p, size_t n) {
+      CsvScanState state;
+      return nereid::lc::dataset::ScanCsvWith(isa, p, n, &state);
+    };
+  };
+  auto bytes = [](const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); };
+  const uint64_t want_txt = lines(ScanIsa::kScalar)(bytes(txt), txt.size());
+  const uint64_t want_indented = lines(ScanIsa::kScalar)(bytes(indented), indented.size());
+  const uint64_t want_csv = records(ScanIsa::kScalar)(bytes(csv), csv.size());
+  std::printf("kernels alone: 256 KiB in cache, GB/s of CPU time\n%-11s %10s %15s %11s\n",
+              "kernel", "txt lines", "indented lines", "quoted csv");
+  bool ok = true;
+  for (const ScanIsa isa : nereid::lc::dataset::SupportedScanIsas()) {
+    const std::optional<double> a = KernelRate(txt, want_txt, lines(isa));
+    const std::optional<double> b = KernelRate(indented, want_indented, lines(isa));
+    const std::optional<double> c = KernelRate(csv, want_csv, records(isa));
+    const bool right = a.has_value() && b.has_value() && c.has_value();
+    ok = ok && right;
+    std::printf("%-11s %10.1f %15.1f %11.1f%s\n", nereid::lc::dataset::ScanIsaName(isa),
+                a.value_or(0), b.value_or(0), c.value_or(0), right ? "" : "  WRONG COUNT");
+  }
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -253,6 +337,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   tmp.path = pattern;
+  if (opt.kernels) return RunKernels(tmp.path);
 
   utsname u;
   uname(&u);
