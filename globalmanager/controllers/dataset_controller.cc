@@ -202,7 +202,7 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
         if (observed_generation.has_value()) (*status)["observedGeneration"] = *observed_generation;
         return absl::OkStatus();
       },
-      context().clock, cached);
+      cached);
 
   if (!write.ok()) {
     const absl::Status& s = write.status();

@@ -244,12 +244,13 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
   RETURN_IF_ERROR(RecordSpecValid(context(), Jobs(), object));
 
   const job::JobIdentity id = job::JobIdentity::FromObject(obj, Jobs());
-  const std::vector<ObjectPtr> pods = children_.Pods(id);
   const job::JobStatus prior = ReadEmbeddedJobStatus(obj);
-  bool reset_round = false;
   absl::Status sync_error;
+  // The expectations first, then the pod cache (as the library does): listed before the check,
+  // the pods could predate deletes the check has just seen, and a pod deleted by the last restart
+  // would look stale again (a second restart, SpecChanged twice).
   if (!prior.IsFinished() && expectations_.Satisfied(key, kube::ResourceVersion(obj))) {
-    reset_round = RestartStalePods(key, obj, pods, plan, &sync_error);
+    RETURN_IF_ERROR(RestartStalePods(key, object, children_.Pods(id), plan, &sync_error));
   }
 
   job::JobRequest request;
@@ -277,12 +278,11 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     absl::Status s = EnsureAggregationService(key, obj, children_.Services(id));
     if (sync_error.ok()) sync_error = s;
   }
-  RETURN_IF_ERROR(Place(key, obj, plan, pods));
+  RETURN_IF_ERROR(Place(key, obj, plan, children_.Pods(id)));
 
   FlStatusUpdate update;
   update.job = &status;
   update.generation = kube::Generation(obj);
-  update.reset_round = reset_round;
   update.now = context().clock->Now();
   if (plan.TrainingPods() == 0 && !plan.unplaced_workers.empty()) {
     std::vector<std::string> which;
@@ -292,23 +292,18 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
         absl::StrJoin(which, ", "), ": waiting for one");
   }
   // A skipped pass (the caches lag our own writes) computed nothing: writing its status would put
-  // back the stale one the status fence is there to avoid. Only a round reset is news then.
-  if (result.skipped && !reset_round) {
+  // back the stale one the status fence is there to avoid (a restart's round reset is written).
+  if (result.skipped) {
     if (!sync_error.ok()) return sync_error;
     return kube::ReconcileResult{.requeue_after = result.requeue_after};
   }
   absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, Jobs(), id.ns, id.name, id.uid,
       [&](const Json&, Json* st) -> absl::Status {
-        if (result.skipped) {
-          st->erase("currentRound");
-          st->erase("roundUpdateTime");
-          return absl::OkStatus();
-        }
         ApplyReconcileStatus(update, st);
         return absl::OkStatus();
       },
-      context().clock, object);
+      object);
   if (!write.ok()) {
     if (absl::IsNotFound(write.status())) return kube::ReconcileResult{};  // Gone meanwhile.
     return write.status();
@@ -330,16 +325,47 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
   return kube::ReconcileResult{.requeue_after = result.requeue_after};
 }
 
-bool FederatedLearningController::RestartStalePods(const std::string& key, const Json& job,
-                                                   const std::vector<ObjectPtr>& pods,
-                                                   const FlPlan& plan, absl::Status* error) {
+absl::Status FederatedLearningController::RestartStalePods(const std::string& key,
+                                                           const ObjectPtr& object,
+                                                           const std::vector<ObjectPtr>& pods,
+                                                           const FlPlan& plan,
+                                                           absl::Status* delete_error) {
+  const Json& job = *object;
   std::vector<ObjectPtr> stale;
   for (const ObjectPtr& pod : pods) {
+    // A terminating pod is already on its way out (graceful deletion takes its time, the slot
+    // waits for it in the library): counting it would reset the new session's round and record
+    // SpecChanged again on every pass until it is gone.
+    if (kube::IsBeingDeleted(*pod)) continue;
     std::optional<std::string> hash = kube::Annotation(*pod, fl::kSpecHashAnnotation);
     if (hash.has_value() && *hash != plan.spec_hash) stale.push_back(pod);
   }
-  if (stale.empty()) return false;
-  // Every pod goes: the aggregation worker's participants and the trainers' peers changed.
+  if (stale.empty()) return absl::OkStatus();
+  {
+    // From here on reports from pods of an older plan are ignored (IsStaleWorker), so none raises
+    // the round again between the reset and the deletes.
+    absl::MutexLock lock(&mu_);
+    placed_[key].spec_hash = plan.spec_hash;
+  }
+  // The round reset is written before any pod goes: if it fails, nothing is deleted and the next
+  // pass (the pods are still stale) tries both again. Written after the deletes, a failed write
+  // would lose the reset for good: the next pass finds no stale pod to tell it a restart happened.
+  absl::StatusOr<StatusWrite> reset = WriteStatus(
+      *context().client, Jobs(), kube::Namespace(job), kube::Name(job), kube::Uid(job),
+      [](const Json&, Json* status) -> absl::Status {
+        ResetRound(status);
+        return absl::OkStatus();
+      },
+      object);
+  if (!reset.ok()) {
+    if (absl::IsNotFound(reset.status())) return absl::OkStatus();  // Gone: nothing to restart.
+    return reset.status();
+  }
+  if (reset->written) expectations_.ExpectStatus(key, kube::ResourceVersion(reset->object));
+
+  // Every pod goes: the aggregation worker's participants and the trainers' peers changed. The
+  // expectations hold the next pass until the caches saw every delete, so the library recreates
+  // the pods from the new plan only once the old ones are gone from the cache.
   int deleted = 0;
   for (const ObjectPtr& pod : pods) {
     if (kube::IsBeingDeleted(*pod)) continue;
@@ -350,7 +376,7 @@ bool FederatedLearningController::RestartStalePods(const std::string& key, const
                                               kube::Name(*pod), options);
     if (!s.ok()) {
       expectations_.DeletionObserved(key, kube::Uid(*pod));
-      if (!absl::IsNotFound(s) && error->ok()) *error = s;
+      if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
       continue;
     }
     ++deleted;
@@ -362,7 +388,7 @@ bool FederatedLearningController::RestartStalePods(const std::string& key, const
   if (context().events != nullptr) {
     context().events->Record(job, kube::EventType::kNormal, fl_reasons::kSpecChanged, message);
   }
-  return true;
+  return absl::OkStatus();
 }
 
 absl::Status FederatedLearningController::EnsureAggregationService(
@@ -535,7 +561,7 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
           ApplyRound(*round, at, status);
           return absl::OkStatus();
         },
-        context().clock, *cached);
+        *cached);
     if (!write.ok()) {
       if (absl::IsNotFound(write.status())) {
         return ReportOutcome::Rejected("ObjectGone", std::string(write.status().message()));
@@ -557,8 +583,7 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
         [&](const Json&, Json* status) -> absl::Status {
           ApplyModelMetrics(metrics, at, status);
           return absl::OkStatus();
-        },
-        context().clock);
+        });
     if (!write.ok()) {
       if (absl::IsNotFound(write.status())) {
         LOG(WARNING) << "federatedlearningjob " << key << ": model " << model

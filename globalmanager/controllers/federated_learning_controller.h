@@ -13,10 +13,12 @@
 //      Pods that already run are left alone while the spec is invalid.
 //   2. Spec change: every pod carries the hash of the plan it was built from
 //      (nereid.io/fl-spec-hash). When the plan changes — template, Dataset/Model URL, the set of
-//      training nodes (so PARTICIPANTS_COUNT) — all pods of the job are deleted and recreated from
-//      the new plan (as Sedna: an FL session cannot change its participants midway), Event
-//      SpecChanged, currentRound cleared. A change that does not touch the pods (e.g. runPolicy)
-//      restarts nothing. A finished job stays finished (delete and re-create it to run again).
+//      training nodes (so PARTICIPANTS_COUNT) — currentRound is cleared (written first, so a
+//      failed write deletes nothing and is retried), then all pods of the job are deleted and,
+//      once the caches saw every delete (expectations), recreated from the new plan (as Sedna: an
+//      FL session cannot change its participants midway); Event SpecChanged. A change that does
+//      not touch the pods (e.g. runPolicy) restarts nothing. A finished job stays finished
+//      (delete and re-create it to run again).
 //   3. The common job library (common/job/JobReconciler): pods "<job>-<task>-0" created with
 //      expectations, a Failed pod deleted and recreated (restartPolicy OnFailure, Sedna's default)
 //      up to runPolicy.backoffLimit retries (default 6, batch/v1's; every recreate and container
@@ -96,10 +98,12 @@ class FederatedLearningController final : public ReconcilingController, public R
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
   FlPlanInputs Inputs(const std::string& ns) const;
-  // Deletes pods built from another plan; returns whether it deleted any.
-  bool RestartStalePods(const std::string& key, const kube::Json& job,
-                        const std::vector<kube::ObjectPtr>& pods, const FlPlan& plan,
-                        absl::Status* error);
+  // When a pod was built from another plan: resets the round progress in status (an error when
+  // that write fails: nothing is deleted then), then deletes every pod of the job (the first
+  // delete error goes to `delete_error`; the library recreates them from the new plan).
+  absl::Status RestartStalePods(const std::string& key, const kube::ObjectPtr& object,
+                                const std::vector<kube::ObjectPtr>& pods, const FlPlan& plan,
+                                absl::Status* delete_error);
   absl::Status EnsureAggregationService(const std::string& key, const kube::Json& job,
                                         const std::vector<kube::ObjectPtr>& services);
   // Sends the job to the nodes that need it and withdraws it from the others.

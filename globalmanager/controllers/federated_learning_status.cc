@@ -138,10 +138,6 @@ void ApplyReconcileStatus(const FlStatusUpdate& update, Json* status) {
   }
   (*status)["observedGeneration"] = update.generation;
   (*status)[std::string(kFlJobStatusField)] = js.ToJson();
-  if (update.reset_round) {
-    status->erase("currentRound");
-    status->erase("roundUpdateTime");
-  }
 
   if (std::optional<api::Condition> current = CurrentCondition(update)) {
     api::FieldReader reader;
@@ -173,6 +169,12 @@ std::optional<int64_t> ReportedRound(std::string_view owner_info_json) {
   }
   if (round <= 0) return std::nullopt;
   return round;
+}
+
+bool ResetRound(Json* status) {
+  if (status == nullptr || !status->is_object()) return false;
+  const size_t erased = status->erase("currentRound") + status->erase("roundUpdateTime");
+  return erased > 0;
 }
 
 bool ApplyRound(int64_t round, absl::Time at, Json* status) {

@@ -66,14 +66,16 @@ struct FlStatusUpdate {
   // Non-empty: no training worker is placed (a selector matches no edge node); the message says
   // which. Shown as Training=False NoMatchingNodes while the job is not finished.
   std::string no_nodes_message;
-  // A spec change restarted the pods: the round progress starts again.
-  bool reset_round = false;
   absl::Time now;
 };
 
 // Writes the fields the reconcile owns into `status` (an object, or null which becomes one).
-// currentRound/roundUpdateTime are left to the report handler (except for reset_round).
+// currentRound/roundUpdateTime are left to the report handler and ResetRound.
 void ApplyReconcileStatus(const FlStatusUpdate& update, kube::Json* status);
+
+// A spec change restarts the pods: the round progress starts again (currentRound and
+// roundUpdateTime go). Returns whether anything changed.
+bool ResetRound(kube::Json* status);
 
 // ownerInfo.currentRound of a worker report (a JSON object; a number or a numeric string), when
 // present and > 0.

@@ -692,7 +692,7 @@ absl::Status JointInferenceController::WriteState(const kube::ObjectPtr& object,
         (*status)["conditions"] = std::move(list);
         return absl::OkStatus();
       },
-      context().clock, object);
+      object);
   if (!write.ok()) {
     if (absl::IsNotFound(write.status())) return absl::OkStatus();  // Gone meanwhile.
     return write.status();
@@ -826,7 +826,7 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
         (*status)["metrics"] = metrics_json;
         return absl::OkStatus();
       },
-      context().clock, cached);
+      cached);
   if (!write.ok()) {
     const absl::Status& s = write.status();
     if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));

@@ -333,7 +333,7 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
         if (observed_generation.has_value()) (*status)["observedGeneration"] = *observed_generation;
         return absl::OkStatus();
       },
-      context().clock, cached);
+      cached);
   if (!write.ok()) {
     const absl::Status& s = write.status();
     if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));

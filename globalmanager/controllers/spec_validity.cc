@@ -30,7 +30,7 @@ absl::Status RecordSpecInvalid(const ControllerContext& context, const kube::Res
         (*status)["observedGeneration"] = kube::Generation(current);
         return absl::OkStatus();
       },
-      context.clock, object);
+      object);
   if (!write.ok()) {
     if (absl::IsNotFound(write.status())) return absl::OkStatus();  // Gone meanwhile.
     return write.status();
@@ -72,7 +72,7 @@ absl::Status RecordSpecValid(const ControllerContext& context, const kube::Resou
         (*status)["observedGeneration"] = kube::Generation(current);
         return absl::OkStatus();
       },
-      context.clock, object);
+      object);
   if (!write.ok() && !absl::IsNotFound(write.status())) return write.status();
   if (write.ok() && write->written) {
     LOG(INFO) << resource.kind << " " << kube::Key(obj) << ": spec is valid again";

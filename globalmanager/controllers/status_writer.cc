@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/kube/errors.h"
-#include "common/kube/retry.h"
 #include "common/strings/absl_compat.h"
 
 namespace nereid::gm {
@@ -49,7 +48,7 @@ absl::StatusOr<std::optional<StatusWrite>> Attempt(kube::KubeClient& client,
 absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Resource& resource,
                                         std::string_view ns, std::string_view name,
                                         std::string_view expected_uid, const StatusMutator& mutate,
-                                        Clock* clock, kube::ObjectPtr cached) {
+                                        kube::ObjectPtr cached) {
   // The informer's copy saves a GET when it is current; a write from a stale copy fails with a
   // conflict (resourceVersion), and then we read fresh at once — staleness is not contention.
   if (cached != nullptr && (expected_uid.empty() || kube::Uid(*cached) == expected_uid)) {
@@ -58,20 +57,19 @@ absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Re
     if (first.ok() && first->has_value()) return **std::move(first);
     if (!first.ok() && !kube::IsConflict(first.status())) return first.status();
   }
-  std::optional<StatusWrite> result;
-  absl::Status status = kube::RetryOnConflict(
-      [&]() -> absl::Status {
-        absl::StatusOr<kube::Json> fresh = client.Get(resource, ns, name);
-        if (!fresh.ok()) return fresh.status();
-        absl::StatusOr<std::optional<StatusWrite>> attempt =
-            Attempt(client, resource, *std::move(fresh), expected_uid, mutate, /*fresh=*/true);
-        if (!attempt.ok()) return attempt.status();
-        result = **std::move(attempt);
-        return absl::OkStatus();
-      },
-      clock);
-  if (!status.ok()) return status;
-  return *std::move(result);
+  // A conflict on a fresh copy means another writer got in between our GET and our write: read
+  // again at once (the GET is the spacing). No sleep: see the header.
+  absl::Status last;
+  for (int attempt = 0; attempt < kMaxFreshStatusAttempts; ++attempt) {
+    absl::StatusOr<kube::Json> fresh = client.Get(resource, ns, name);
+    if (!fresh.ok()) return fresh.status();
+    absl::StatusOr<std::optional<StatusWrite>> written =
+        Attempt(client, resource, *std::move(fresh), expected_uid, mutate, /*fresh=*/true);
+    if (written.ok()) return **std::move(written);
+    last = written.status();
+    if (!kube::IsConflict(last)) return last;
+  }
+  return last;
 }
 
 }  // namespace nereid::gm

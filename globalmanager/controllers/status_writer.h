@@ -1,21 +1,25 @@
 #pragma once
 
 // WriteStatus: read-modify-write of an object's status through the status subresource, retried on
-// 409 Conflict (client-go's RetryOnConflict) and skipped when nothing changed (no write per
-// resync or per identical report).
+// 409 Conflict and skipped when nothing changed (no write per resync or per identical report).
 //
 //   absl::StatusOr<StatusWrite> w = WriteStatus(client, api::resources::Datasets(), ns, name, uid,
 //       [&](const kube::Json& object, kube::Json* status) -> absl::Status {
 //         (*status)["numberOfSamples"] = 12;
 //         return absl::OkStatus();
-//       }, clock, cached_object);
+//       }, cached_object);
 //
 // The first attempt may start from the informer's copy (`cached`, saves a GET when the cache is
 // current); a conflict re-reads from the API at once, and "nothing to change" is only concluded
-// from a fresh read (a stale cache might not show our own previous write yet). The mutator runs once per attempt on a fresh copy
-// and may fail to abort (its error is returned as is). Errors: NotFound when the object is gone —
-// or was re-created, i.e. its uid is not `expected_uid` (when given); Conflict when the retries ran
-// out; other API errors as they are.
+// from a fresh read (a stale cache might not show our own previous write yet). Conflicts are
+// retried at once with a fresh read, kMaxFreshStatusAttempts times at most, never after a sleep
+// (as kube-controller-manager's ReplicaSet and Job status updaters): the callers are reconcile
+// workers, which hold their key while they wait — a sleep would queue every event of the object
+// (a spec change too) behind it — and report handlers; a conflict that outlasts the attempts goes
+// back to the workqueue's rate limiter or the LC's resend. The mutator runs once per attempt on a
+// fresh copy and may fail to abort (its error is returned as is). Errors: NotFound when the object
+// is gone — or was re-created, i.e. its uid is not `expected_uid` (when given); Conflict when the
+// attempts ran out; other API errors as they are.
 
 #include <functional>
 #include <string_view>
@@ -24,7 +28,6 @@
 #include "common/kube/client.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
-#include "common/time/clock.h"
 
 namespace nereid::gm {
 
@@ -37,9 +40,12 @@ struct StatusWrite {
 
 using StatusMutator = std::function<absl::Status(const kube::Json& object, kube::Json* status)>;
 
+// Fresh read-modify-write attempts after the cached one (client-go's DefaultRetry has 5 steps).
+inline constexpr int kMaxFreshStatusAttempts = 5;
+
 absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Resource& resource,
                                         std::string_view ns, std::string_view name,
                                         std::string_view expected_uid, const StatusMutator& mutate,
-                                        Clock* clock, kube::ObjectPtr cached = nullptr);
+                                        kube::ObjectPtr cached = nullptr);
 
 }  // namespace nereid::gm

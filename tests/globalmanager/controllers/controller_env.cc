@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "absl/time/clock.h"
@@ -46,7 +48,16 @@ void ControllerEnv::StopInformersAndController(GmController& controller) {
     if (clock_.timed_waiters() > 0) clock_.Advance(absl::Milliseconds(10));
     absl::SleepFor(absl::Milliseconds(1));
   }
-  stopper.join();  // Past the deadline a stuck worker shows up as the test's own timeout.
+  if (!stopped) {
+    // Joining would hang the test until ctest kills it (often after a failed REQUIRE, on this
+    // destructor path) and detaching leaves a thread on freed state: fail here, loudly.
+    std::fprintf(stderr,
+                 "ControllerEnv: controller %s did not stop within 30 s (a worker is stuck in "
+                 "Reconcile); aborting the test binary\n",
+                 controller.name().c_str());
+    std::abort();
+  }
+  stopper.join();
 }
 
 void ControllerEnv::StartInformers(const std::vector<kube::SharedInformer*>& informers) {

@@ -37,9 +37,9 @@ class ControllerEnv {
   // Stops the informers (their handlers call into controllers): call it before a controller is
   // stopped and destroyed, as kube::Controller's lifetime rule says. Idempotent.
   void StopInformers();
-  // Stops the informers, then `controller`. A worker may be in a conflict-retry sleep on the fake
-  // clock (a test's report wrote the same status), which only the clock's advance ends: the clock
-  // is advanced in 10 ms steps until Stop returns (bounded).
+  // Stops the informers, then `controller`. A worker waiting on the fake clock would only wake
+  // when it advances: the clock is advanced in 10 ms steps until Stop returns. A controller that
+  // has not stopped after 30 s aborts the test binary (a failure, never a hang).
   void StopInformersAndController(GmController& controller);
 
   // Creates `object` (REQUIREs success) and returns it as stored.

@@ -14,6 +14,7 @@
 
 #include "absl/time/clock.h"
 #include "common/api/sedna_contract.h"
+#include "common/job/expectations.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/federated_learning_status.h"
 #include "globalmanager/controllers/placement.h"
@@ -178,12 +179,14 @@ struct Fixture {
       return false;
     }));
   }
-  // Waits until the job's cache copy is what the API has (for HandleReport tests).
+  // Waits until the job's cache copy is at least what the API had at the call (for HandleReport
+  // tests). At least, not equal: the controller may write the status again meanwhile, and the
+  // cache then skips past the version read here.
   void WaitCached(const std::string& name = "fl1") {
     const std::string rv = kube::ResourceVersion(env.Get(Jobs(), "default", name));
     REQUIRE(Eventually([&] {
       auto cached = controller->informers()[0]->GetLister().Get("default", name);
-      return cached.ok() && kube::ResourceVersion(**cached) == rv;
+      return cached.ok() && job::ResourceVersionAtLeast(kube::ResourceVersion(**cached), rv);
     }));
   }
 };
@@ -586,6 +589,108 @@ TEST_CASE("FL: a spec change restarts the pods from the new spec and resets the 
   std::map<std::string, std::string> unchanged;
   for (const auto& [name, pod] : f.Pods()) unchanged[name] = kube::Uid(pod);
   CHECK(unchanged == after);
+}
+
+TEST_CASE("FL: a spec change gets through status write conflicts; the round reset is written "
+          "before any pod goes") {
+  Fixture f;
+  Json job = f.env.Create(Jobs(), TwoNodeJob());
+  REQUIRE(f.WaitPods(kTwoNodePods));
+  REQUIRE(f.WaitStatus([](const Json& s) { return s.value("active", 0) == 3; }));
+  f.WaitCached();
+  REQUIRE(f.controller->HandleReport("edge-0", WorkerReport(1, job, "fl1-train-0-0",
+                                                            {{"currentRound", 4}}))
+              .code == ReportOutcome::Code::kAccepted);
+  std::map<std::string, std::string> before;
+  for (const auto& [name, pod] : f.Pods()) before[name] = kube::Uid(pod);
+
+  // The next status writes of the job conflict twice (another writer got in each time). They are
+  // retried at once: a worker waiting between attempts on the (never advanced) fake clock held
+  // the job's key, and the spec change behind it, until teardown (the flake this guards).
+  f.env.client().ClearActions();
+  f.env.client().FailNext(fakes::Verb::kUpdateStatus, 2,
+                          kube::ConflictError("federatedlearningjobs.sedna.io", "fl1", "modified"),
+                          "federatedlearningjobs.sedna.io");
+  Json workers = job["spec"]["trainingWorkers"];
+  workers[0]["template"]["spec"]["containers"][0]["env"][0]["value"] = "16";
+  f.env.Patch(Jobs(), "default", "fl1", {{"spec", {{"trainingWorkers", workers}}}});
+  REQUIRE(Eventually([&] {
+    std::map<std::string, Json> pods = f.Pods();
+    if (pods.size() != 3) return false;
+    for (const auto& [name, pod] : pods) {
+      if (before[name] == kube::Uid(pod)) return false;
+    }
+    return EnvOf(pods["fl1-train-0-0"])["batch_size"] == "16";
+  }));
+  REQUIRE(f.WaitStatus([](const Json& s) {
+    return !s.contains("currentRound") && s.value("observedGeneration", 0) == 2;
+  }));
+  // A reset written after the deletes would be lost for good when that write failed: the next
+  // pass finds no pod of the old spec to tell it a restart happened.
+  std::vector<fakes::Action> actions = f.env.client().Actions();
+  bool reset_written = false;
+  bool pod_deleted = false;
+  for (const fakes::Action& a : actions) {
+    if (a.verb == fakes::Verb::kDelete && a.resource == "pods") {
+      pod_deleted = true;
+      break;
+    }
+    if (a.verb == fakes::Verb::kUpdateStatus && a.resource == "federatedlearningjobs.sedna.io" &&
+        a.body.is_object() && !kube::FindPath(a.body, "status.currentRound")) {
+      reset_written = true;
+    }
+  }
+  CHECK(pod_deleted);
+  CHECK(reset_written);
+  CHECK(f.env.Events("fl1", "SpecChanged").size() == 1);
+}
+
+TEST_CASE("FL: an old-spec pod that takes its time to terminate neither resets the new round "
+          "nor restarts the job again") {
+  Fixture f;
+  Json job = f.env.Create(Jobs(), TwoNodeJob());
+  REQUIRE(f.WaitPods(kTwoNodePods));
+  std::map<std::string, std::string> before;
+  for (const auto& [name, pod] : f.Pods()) before[name] = kube::Uid(pod);
+  // A finalizer keeps fl1-train-0-0 terminating after its delete, as a kubelet's grace period does.
+  f.env.Patch(Pods(), "default", "fl1-train-0-0",
+              {{"metadata", {{"finalizers", Json::array({"test.nereid.io/hold"})}}}});
+
+  Json workers = job["spec"]["trainingWorkers"];
+  workers[1]["template"]["spec"]["containers"][0]["env"][0]["value"] = "64";
+  f.env.Patch(Jobs(), "default", "fl1", {{"spec", {{"trainingWorkers", workers}}}});
+  // Two pods come back from the new spec; the held one's slot waits for it to go.
+  REQUIRE(Eventually([&] {
+    std::map<std::string, Json> pods = f.Pods();
+    return pods.size() == 2 && pods.count("fl1-aggregation-0") == 1 &&
+           pods.count("fl1-train-1-0") == 1 &&
+           kube::Uid(pods["fl1-aggregation-0"]) != before["fl1-aggregation-0"] &&
+           kube::Uid(pods["fl1-train-1-0"]) != before["fl1-train-1-0"] &&
+           EnvOf(pods["fl1-train-1-0"])["batch_size"] == "64";
+  }));
+  f.WaitInCache("fl1-train-1-0");  // The new pod: the old one left the cache before it was made.
+
+  // The new session reports its first round; later passes (a runPolicy edit) keep it.
+  REQUIRE(f.controller->HandleReport("edge-1", WorkerReport(1, job, "fl1-train-1-0",
+                                                            {{"currentRound", 1}}))
+              .code == ReportOutcome::Code::kAccepted);
+  REQUIRE(f.Status().value("currentRound", 0) == 1);
+  f.env.Patch(Jobs(), "default", "fl1", {{"spec", {{"runPolicy", {{"backoffLimit", 3}}}}}});
+  REQUIRE(f.WaitStatus([](const Json& s) { return s.value("observedGeneration", 0) == 3; }));
+  CHECK(f.Status().value("currentRound", 0) == 1);
+  CHECK(f.env.Events("fl1", "SpecChanged").size() == 1);
+
+  // Once it is gone, its slot gets a pod of the new spec.
+  f.env.Patch(Pods(), "default", "fl1-train-0-0", {{"metadata", {{"finalizers", nullptr}}}});
+  REQUIRE(Eventually([&] {
+    std::map<std::string, Json> pods = f.Pods();
+    return pods.size() == 3 && pods.count("fl1-train-0-0") == 1 &&
+           kube::Uid(pods["fl1-train-0-0"]) != before["fl1-train-0-0"] &&
+           kube::Annotation(pods["fl1-train-0-0"], fl::kSpecHashAnnotation) ==
+               kube::Annotation(pods["fl1-train-1-0"], fl::kSpecHashAnnotation);
+  }));
+  CHECK(f.Status().value("currentRound", 0) == 1);
+  CHECK(f.env.Events("fl1", "SpecChanged").size() == 1);
 }
 
 TEST_CASE("FL: a pod deleted from outside is recreated without counting a retry") {

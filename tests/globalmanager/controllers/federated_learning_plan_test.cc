@@ -290,7 +290,7 @@ TEST_CASE("status: phase, counts and bounded Sedna conditions from the library s
   js.start_time = t0;
   job::SetCondition(&js, "Restarting", "True", "JobRestarting", "pod failed", t0);
   Json status = Json::object();
-  FlStatusUpdate update{&js, 3, "", false, t0};
+  FlStatusUpdate update{&js, 3, "", t0};
   ApplyReconcileStatus(update, &status);
   CHECK(status["phase"] == "Running");
   CHECK(status["active"] == 2);
@@ -311,30 +311,34 @@ TEST_CASE("status: phase, counts and bounded Sedna conditions from the library s
     job::JobStatus flap;
     job::SetCondition(&flap, "Running", i % 2 == 0 ? "True" : "False", "X", "y",
                       t0 + absl::Seconds(i));
-    FlStatusUpdate u{&flap, 3, "", false, t0 + absl::Seconds(i)};
+    FlStatusUpdate u{&flap, 3, "", t0 + absl::Seconds(i)};
     ApplyReconcileStatus(u, &status);
   }
   CHECK(status["conditions"].size() == api::kMaxConditions);
 
-  // Terminal states map to Complete / Failed; a spec change clears the round.
+  // Terminal states map to Complete / Failed; the round is the report handler's, a spec change's
+  // ResetRound clears it.
   status["currentRound"] = 7;
   status["roundUpdateTime"] = "2023-11-14T22:13:20Z";
   job::JobStatus failed;
   job::SetCondition(&failed, "Failed", "True", "BackoffLimitExceeded", "too many", t0);
   failed.phase = "Failed";
   failed.completion_time = t0;
-  FlStatusUpdate fu{&failed, 4, "", true, t0};
+  FlStatusUpdate fu{&failed, 4, "", t0};
   ApplyReconcileStatus(fu, &status);
   CHECK(status["phase"] == "Failed");
   CHECK(status["conditions"].back()["type"] == "Failed");
   CHECK(status["conditions"].back()["reason"] == "BackoffLimitExceeded");
   CHECK(status.contains("completionTime"));
+  CHECK(status["currentRound"] == 7);
+  CHECK(ResetRound(&status));
   CHECK_FALSE(status.contains("currentRound"));
   CHECK_FALSE(status.contains("roundUpdateTime"));
+  CHECK_FALSE(ResetRound(&status));
 
   job::JobStatus nothing;
   Json fresh = nullptr;
-  FlStatusUpdate nu{&nothing, 1, "no edge node matches", false, t0};
+  FlStatusUpdate nu{&nothing, 1, "no edge node matches", t0};
   ApplyReconcileStatus(nu, &fresh);
   CHECK(fresh["phase"] == "Pending");
   CHECK(fresh["conditions"][0]["reason"] == "NoMatchingNodes");

@@ -2,7 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/time/clock.h"
 #include "common/api/sedna_contract.h"
+#include "common/kube/errors.h"
 #include "common/time/fake_clock.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/status_conditions.h"
@@ -76,13 +78,13 @@ TEST_CASE("WriteStatus writes through the status subresource only when something
     };
   };
   absl::StatusOr<StatusWrite> w =
-      WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(4), &clock);
+      WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(4));
   REQUIRE(w.ok());
   CHECK(w->written);
   CHECK(w->before == Json::object());
   CHECK(w->after == Json{{"numberOfSamples", 4}});
   CHECK(client.CountActions(fakes::Verb::kUpdateStatus) == 1);
-  w = WriteStatus(client, datasets, "default", "d1", "", set_count(4), &clock);
+  w = WriteStatus(client, datasets, "default", "d1", "", set_count(4));
   REQUIRE(w.ok());
   CHECK_FALSE(w->written);
   CHECK(client.CountActions(fakes::Verb::kUpdateStatus) == 1);
@@ -90,8 +92,7 @@ TEST_CASE("WriteStatus writes through the status subresource only when something
   SECTION("a stale cached copy: the conflict is followed by a fresh read at once") {
     auto stale = std::make_shared<const Json>(created);  // before the first write
     client.ClearActions();
-    w = WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(5), &clock,
-                    stale);
+    w = WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(5), stale);
     REQUIRE(w.ok());
     CHECK(w->written);
     CHECK(w->before == Json{{"numberOfSamples", 4}});
@@ -106,22 +107,45 @@ TEST_CASE("WriteStatus writes through the status subresource only when something
                       status->erase("numberOfSamples");
                       return absl::OkStatus();
                     },
-                    &clock, stale);
+                    stale);
     REQUIRE(w.ok());
     CHECK(w->written);  // The API had numberOfSamples; the stale copy did not.
     CHECK(client.CountActions(fakes::Verb::kGet) == 1);
   }
   SECTION("uid mismatch and missing objects are NotFound; mutator errors are returned") {
     CHECK(absl::IsNotFound(
-        WriteStatus(client, datasets, "default", "d1", "other-uid", set_count(1), &clock)
-            .status()));
+        WriteStatus(client, datasets, "default", "d1", "other-uid", set_count(1)).status()));
     CHECK(absl::IsNotFound(
-        WriteStatus(client, datasets, "default", "nope", "", set_count(1), &clock).status()));
+        WriteStatus(client, datasets, "default", "nope", "", set_count(1)).status()));
     absl::Status refused =
         WriteStatus(client, datasets, "default", "d1", "",
-                    [](const Json&, Json*) { return absl::FailedPreconditionError("no"); }, &clock)
+                    [](const Json&, Json*) { return absl::FailedPreconditionError("no"); })
             .status();
     CHECK(refused.code() == absl::StatusCode::kFailedPrecondition);
+  }
+  // Conflicts are retried at once on the calling thread: a reconcile worker never sleeps holding
+  // its key (the fake clock here is never advanced; a wait on any clock would show as time).
+  SECTION("conflicts on fresh copies are retried at once, kMaxFreshStatusAttempts times") {
+    auto stale = std::make_shared<const Json>(created);
+    client.ClearActions();
+    client.FailNext(fakes::Verb::kUpdateStatus, kMaxFreshStatusAttempts,
+                    kube::ConflictError("datasets.sedna.io", "d1", "modified"));
+    const absl::Time started = absl::Now();
+    w = WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(6), stale);
+    REQUIRE(w.ok());  // The cached copy's and 4 fresh conflicts, then the last fresh attempt.
+    CHECK(w->written);
+    CHECK(absl::Now() - started < absl::Seconds(5));
+    CHECK(client.CountActions(fakes::Verb::kUpdateStatus) == 1 + kMaxFreshStatusAttempts);
+    CHECK(client.CountActions(fakes::Verb::kGet) == kMaxFreshStatusAttempts);
+  }
+  SECTION("conflicts beyond the attempts are returned (the workqueue or the LC retries)") {
+    client.ClearActions();
+    client.FailNext(fakes::Verb::kUpdateStatus, kMaxFreshStatusAttempts + 1,
+                    kube::ConflictError("datasets.sedna.io", "d1", "modified"));
+    absl::Status s = WriteStatus(client, datasets, "default", "d1", "", set_count(7)).status();
+    CHECK(kube::IsConflict(s));
+    CHECK(client.CountActions(fakes::Verb::kUpdateStatus) == kMaxFreshStatusAttempts);
+    CHECK(client.CountActions(fakes::Verb::kGet) == kMaxFreshStatusAttempts);
   }
 }
 
