@@ -10,7 +10,17 @@ scripts/install-deps.sh
 JOBS="${JOBS:-2}"
 start=$(date +%s)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# gRPC and Abseil linked statically, as the LocalController image ships them (its idle memory
+# target, bench/RESULTS.md), built once from Debian's gRPC source into build-deps/. Without it (the
+# archive unreachable, another gRPC version) the build links Debian's shared libraries and says so.
+static_grpc=build-deps/grpc-static
+if scripts/build-static-grpc.sh "$static_grpc"; then
+  static_grpc_flag="-DNEREID_STATIC_GRPC_DIR=$PWD/$static_grpc"
+else
+  echo "test.sh: WARNING: static gRPC not built; linking Debian's shared gRPC (the LC misses its idle memory target)" >&2
+  static_grpc_flag="-DNEREID_STATIC_GRPC_DIR="
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "$static_grpc_flag" >/dev/null
 cmake --build build -j"$JOBS"
 (cd build && ctest --output-on-failure -j"$JOBS" --timeout 600)
 echo "test.sh: release build + tests took $(( $(date +%s) - start ))s"

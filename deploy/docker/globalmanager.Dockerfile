@@ -24,7 +24,7 @@ FROM debian:bookworm-slim
 # their own dependencies such as libc-ares2 and libre2-9), and nothing else.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libabsl20220623 libgrpc++1.51 libgrpc29 libprotobuf32 libssl3 \
+      libabsl20220623 libgrpc++1.51 libgrpc29 libprotobuf-lite32 libssl3 \
       libcpp-httplib0.11 libyaml-cpp0.7 libsqlite3-0 \
       libprometheus-cpp-core1.0 \
  && rm -rf /var/lib/apt/lists/* \
