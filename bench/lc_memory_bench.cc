@@ -289,6 +289,14 @@ void PrintMemory(const std::string& label, const Memory& m) {
               m.rss_file / 1024.0, m.pss / 1024.0, m.threads);
 }
 
+// After the settle time: the LC's memory into `row`, then SIGTERM (a non-zero exit fails the row).
+void SettleMeasureAndStop(const Options& options, Lc& lc, double target_mb, Row* row) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
+  row->memory = ReadMemory(lc.pid());
+  row->target_mb = target_mb;
+  row->ok = lc.Stop() == 0 && row->ok;
+}
+
 std::optional<Row> RunIdle(const Options& options, const std::string& dir) {
   std::filesystem::create_directories(dir + "/idle/root");
   auto lc = Lc::Start(options, dir + "/idle/lc.db", dir + "/idle/root", ClosedAddress(),
@@ -299,10 +307,7 @@ std::optional<Row> RunIdle(const Options& options, const std::string& dir) {
   row.scenario = "idle (empty DB, GM away)";
   row.ok = WaitUntil([&] { return lc->Get("/readyz").has_value(); }, 30);
   row.seconds = Now() - start;  // until ready
-  std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
-  row.memory = ReadMemory(lc->pid());
-  row.target_mb = 20;
-  row.ok = lc->Stop() == 0 && row.ok;
+  SettleMeasureAndStop(options, *lc, 20, &row);
   return row;
 }
 
@@ -337,10 +342,7 @@ std::optional<Row> RunPrepopulated(const Options& options, const std::string& di
   const int wrong = CheckCounts(*lc, options.datasets);
   if (wrong > 0) std::cerr << wrong << " wrong counts\n";
   row.ok = row.ok && wrong == 0;
-  std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
-  row.memory = ReadMemory(lc->pid());
-  row.target_mb = 40;
-  row.ok = lc->Stop() == 0 && row.ok;
+  SettleMeasureAndStop(options, *lc, 40, &row);
   return row;
 }
 
@@ -420,10 +422,7 @@ std::optional<Row> RunConnectedIdle(const Options& options, const std::string& d
       },
       30);
   row.seconds = Now() - start;  // until synced
-  std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
-  row.memory = ReadMemory(lc->pid());
-  row.target_mb = 20;
-  row.ok = lc->Stop() == 0 && row.ok;
+  SettleMeasureAndStop(options, *lc, 20, &row);
   return row;
 }
 
@@ -451,10 +450,7 @@ std::optional<Row> RunThroughGm(const Options& options, const std::string& dir) 
   wrong += CheckCounts(*lc, options.datasets);
   if (wrong > 0) std::cerr << wrong << " wrong counts\n";
   row.ok = row.ok && wrong == 0;
-  std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
-  row.memory = ReadMemory(lc->pid());
-  row.target_mb = 40;
-  row.ok = lc->Stop() == 0 && row.ok;
+  SettleMeasureAndStop(options, *lc, 40, &row);
   return row;
 }
 
