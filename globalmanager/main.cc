@@ -1,15 +1,13 @@
 // globalmanager: the Nereid GlobalManager daemon. Wiring only: configuration → Daemon (daemon.h)
 // → wait for SIGTERM/SIGINT or a fatal error (e.g. lost leadership) → graceful stop.
 
-#include <signal.h>
-
 #include <cstdlib>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/log/log.h"
+#include "common/process/stop_signals.h"
 #include "globalmanager/config.h"
 #include "globalmanager/daemon.h"
 
@@ -31,12 +29,8 @@ int main(int argc, char** argv) {
   }
   for (const std::string& warning : command->warnings) LOG(WARNING) << warning;
 
-  // Signals are taken by one thread with sigwait; every other thread inherits the blocked mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before the daemon starts threads: they inherit the mask, so only the watcher below reads them.
+  nereid::process::BlockStopSignals();
 
   absl::StatusOr<std::unique_ptr<nereid::gm::Daemon>> daemon =
       nereid::gm::Daemon::Create(command->config);
@@ -52,16 +46,16 @@ int main(int argc, char** argv) {
             << (*daemon)->http_port() << std::endl;
 
   nereid::gm::Daemon* gm = daemon->get();
-  std::thread signal_thread([gm, signals] {
-    int received = 0;
-    sigwait(&signals, &received);
-    LOG(INFO) << "globalmanager: signal " << received << ": stopping";
-    gm->RequestStop();
-    sigwait(&signals, &received);
+  // Declared after the daemon, so it is destroyed (its thread joined) before the daemon is.
+  nereid::process::StopSignalWatcher signals([gm](int signal_number, int count) {
+    if (count == 1) {
+      LOG(INFO) << "globalmanager: signal " << signal_number << ": stopping";
+      gm->RequestStop();
+      return;
+    }
     LOG(WARNING) << "globalmanager: second signal: exiting at once";
     std::_Exit(1);
   });
-  signal_thread.detach();  // Blocked in sigwait until the process ends.
 
   absl::Status result = gm->Wait();
   gm->Stop();

@@ -5,16 +5,15 @@
 // Once listening it prints "listening on http://HOST:PORT" on stdout (scripts and tests read the
 // port from it when --listen asks for port 0).
 
-#include <pthread.h>
-#include <signal.h>
+#include <string.h>
 
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "common/failpoint/failpoint.h"
 #include "common/log/log.h"
+#include "common/process/stop_signals.h"
 #include "localcontroller/config.h"
 #include "localcontroller/daemon.h"
 #include "localcontroller/dataset/count_command.h"
@@ -44,12 +43,8 @@ int RunDaemon(const std::vector<std::string>& args) {
     return 2;
   }
 
-  // Every thread the daemon starts inherits this mask, so the signals reach only sigwait below.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Every thread the daemon starts inherits this mask, so the signals reach only the wait below.
+  nereid::process::BlockStopSignals();
 
   absl::StatusOr<std::unique_ptr<nereid::lc::Daemon>> daemon = nereid::lc::Daemon::Create(config);
   if (!daemon.ok()) {
@@ -62,8 +57,7 @@ int RunDaemon(const std::vector<std::string>& args) {
   }
   std::cout << "listening on " << (*daemon)->url() << std::endl;
 
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  const int signal_number = nereid::process::WaitForStopSignal();
   LOG(INFO) << "localcontroller: " << strsignal(signal_number) << ", shutting down";
   (*daemon)->Stop();
   return 0;

@@ -1,14 +1,13 @@
 // devapiserver: a Kubernetes-API-compatible server for development and tests (see README.md).
 
-#include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <thread>
 
 #include "common/log/log.h"
+#include "common/process/stop_signals.h"
 #include "tools/devapiserver/api_server.h"
 #include "tools/devapiserver/flags.h"
 #include "tools/devapiserver/kubeconfig.h"
@@ -36,14 +35,10 @@ int main(int argc, char** argv) {
     }
     nereid::log::SetMinLevel(level);
   }
-  // A client that hangs up mid-write must not kill the server; SIGTERM/SIGINT are taken by a
-  // dedicated thread (blocked here before any other thread exists, so all threads inherit it).
+  // A client that hangs up mid-write must not kill the server; SIGTERM/SIGINT are read by the
+  // watcher below (blocked here before any other thread exists, so all threads inherit it).
   signal(SIGPIPE, SIG_IGN);
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  nereid::process::BlockStopSignals();
 
   std::unique_ptr<nd::SqlitePersistence> persistence;
   if (!config->data_file.empty()) {
@@ -89,16 +84,16 @@ int main(int argc, char** argv) {
   // The contract with scripts and tests: the first stdout line names the address.
   std::cout << "listening on " << server.url() << std::endl;
 
-  std::thread signal_thread([&server, stop_signals] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    LOG(INFO) << "devapiserver: signal " << sig << ", stopping";
-    server.Stop();
-  });
-  absl::Status run = server.Run();
-  // Run() also returns if the listener fails; make the signal thread return either way.
-  pthread_kill(signal_thread.native_handle(), SIGTERM);
-  signal_thread.join();
+  absl::Status run;
+  {
+    // Joined at the end of this block, whether Run() returned for a signal or a failed listener.
+    nereid::process::StopSignalWatcher signals([&server](int signal_number, int count) {
+      if (count > 1) return;  // already stopping
+      LOG(INFO) << "devapiserver: signal " << signal_number << ", stopping";
+      server.Stop();
+    });
+    run = server.Run();
+  }
   if (!run.ok()) {
     std::cerr << "devapiserver: " << run << "\n";
     return 1;
