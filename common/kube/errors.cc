@@ -136,6 +136,8 @@ absl::Status ConflictError(const std::string& qualified_resource, std::string_vi
                                             " \"", ToAbsl(name), "\": ", ToAbsl(detail)));
 }
 
+absl::Status BadRequestError(std::string_view message) { return MakeError("BadRequest", message); }
+
 absl::Status GoneError(std::string_view message) { return MakeError("Expired", message); }
 
 absl::Status InvalidError(std::string_view kind, std::string_view name,

@@ -45,6 +45,7 @@ absl::Status StatusFromResponse(int http_code, std::string_view body,
 // Builds an error with a Kubernetes reason attached (used by devapiserver and fakes).
 absl::Status MakeError(std::string_view reason, std::string_view message,
                        std::vector<StatusCause> causes = {});
+absl::Status BadRequestError(std::string_view message);
 absl::Status NotFoundError(const std::string& qualified_resource, std::string_view name);
 absl::Status AlreadyExistsError(const std::string& qualified_resource, std::string_view name);
 absl::Status ConflictError(const std::string& qualified_resource, std::string_view name,

@@ -238,7 +238,7 @@ class ApiServer::Handler {
     }
     if (m != "PUT" && m != "PATCH") return MethodNotAllowed(req);
     Json body = Json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) return BadRequest("the request body is not valid JSON");
+    if (body.is_discarded()) return kube::BadRequestError("the request body is not valid JSON");
     std::string media = MediaType(req);
     ResourceType copy = type;
     MutateFn mutate = [&, copy](const Json& current) -> absl::StatusOr<Json> {

@@ -13,10 +13,6 @@
 namespace nereid::devapi {
 namespace {
 
-absl::Status BadRequest(std::string_view message) {
-  return kube::MakeError("BadRequest", message);
-}
-
 void MergeInto(Json& target, const Json& patch) {
   if (!patch.is_object()) {
     target = patch;
@@ -108,9 +104,9 @@ absl::Status MergeList(Json& target, const Json& patch, std::string_view field,
     }
   }
   for (const Json& item : patch) {
-    if (!item.is_object()) return BadRequest(absl::StrCat("list ", ToAbsl(field), " mixes kinds"));
+    if (!item.is_object()) return kube::BadRequestError(absl::StrCat("list ", ToAbsl(field), " mixes kinds"));
     if (!item.contains(key)) {
-      return BadRequest(absl::StrCat("map: ", item.dump(-1, ' ', false, Json::error_handler_t::replace), " does not contain declared merge key: ",
+      return kube::BadRequestError(absl::StrCat("map: ", item.dump(-1, ' ', false, Json::error_handler_t::replace), " does not contain declared merge key: ",
                                      key));
     }
     auto existing = std::find_if(target.begin(), target.end(),
@@ -160,7 +156,7 @@ void ApplyElementOrder(Json& list, const Json& order, const std::string& key) {
 }
 
 absl::Status MergeMap(Json& target, const Json& patch, std::string_view parent_list) {
-  if (!patch.is_object()) return BadRequest("strategic merge patch must be a JSON object");
+  if (!patch.is_object()) return kube::BadRequestError("strategic merge patch must be a JSON object");
   if (!target.is_object()) target = Json::object();
   std::string directive = patch.value(std::string(kPatchDirective), "");
   if (directive == "replace") {
@@ -170,7 +166,7 @@ absl::Status MergeMap(Json& target, const Json& patch, std::string_view parent_l
     return absl::OkStatus();
   }
   if (!directive.empty() && directive != "merge" && directive != "delete") {
-    return BadRequest(absl::StrCat("unknown patch type: ", directive));
+    return kube::BadRequestError(absl::StrCat("unknown patch type: ", directive));
   }
   for (const auto& [key, value] : patch.items()) {
     if (key == kPatchDirective || key == kRetainKeys) continue;
@@ -222,17 +218,17 @@ absl::Status MergeMap(Json& target, const Json& patch, std::string_view parent_l
 }  // namespace
 
 absl::StatusOr<Json> ApplyMergePatch(const Json& target, const Json& patch) {
-  if (!patch.is_object()) return BadRequest("merge patch must be a JSON object");
+  if (!patch.is_object()) return kube::BadRequestError("merge patch must be a JSON object");
   Json result = target;
   MergeInto(result, patch);
   return result;
 }
 
 absl::StatusOr<Json> ApplyJsonPatch(const Json& target, const Json& patch) {
-  if (!patch.is_array()) return BadRequest("json patch must be a JSON array of operations");
+  if (!patch.is_array()) return kube::BadRequestError("json patch must be a JSON array of operations");
   for (const Json& op : patch) {
     if (!op.is_object() || !op.contains("op") || !op.contains("path")) {
-      return BadRequest(absl::StrCat("invalid json patch operation: ", op.dump(-1, ' ', false, Json::error_handler_t::replace)));
+      return kube::BadRequestError(absl::StrCat("invalid json patch operation: ", op.dump(-1, ' ', false, Json::error_handler_t::replace)));
     }
   }
   try {
@@ -248,7 +244,7 @@ absl::StatusOr<Json> ApplyStrategicMergePatch(const Json& target, const Json& pa
   try {
     RETURN_IF_ERROR(MergeMap(result, patch, ""));
   } catch (const Json::exception& e) {
-    return BadRequest(absl::StrCat("malformed strategic merge patch: ", e.what()));
+    return kube::BadRequestError(absl::StrCat("malformed strategic merge patch: ", e.what()));
   }
   return result;
 }

@@ -15,8 +15,6 @@
 
 namespace nereid::devapi {
 
-absl::Status BadRequest(std::string_view message) { return kube::MakeError("BadRequest", message); }
-
 absl::Status NotFoundPath() {
   return kube::MakeError("NotFound", "the server could not find the requested resource");
 }
@@ -105,7 +103,7 @@ absl::StatusOr<Json> ParseBody(const httplib::Request& req) {
   }
   Json body = Json::parse(req.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
-    return BadRequest("the request body is not valid JSON");
+    return kube::BadRequestError("the request body is not valid JSON");
   }
   return body;
 }
@@ -173,7 +171,7 @@ absl::StatusOr<DeleteRequest> DeleteRequestFrom(const httplib::Request& req) {
   DeleteRequest d;
   if (!req.body.empty()) {
     ASSIGN_OR_RETURN(Json body, ParseBody(req));
-    if (!body.is_object()) return BadRequest("DeleteOptions must be a JSON object");
+    if (!body.is_object()) return kube::BadRequestError("DeleteOptions must be a JSON object");
     if (auto p = body.find("propagationPolicy"); p != body.end() && p->is_string()) {
       d.propagation_policy = p->get<std::string>();
     }
@@ -208,7 +206,7 @@ absl::StatusOr<MutateFn> PatchFunction(const httplib::Request& req, const Resour
         "server-side apply is not supported by devapiserver (a development server); use "
         "client-side `kubectl apply` (without --server-side), merge patch or update");
   }
-  if (patch.is_discarded()) return BadRequest("the patch is not valid JSON");
+  if (patch.is_discarded()) return kube::BadRequestError("the patch is not valid JSON");
   if (media == "application/merge-patch+json") {
     return MutateFn([patch, api_version](const Json& current) -> absl::StatusOr<Json> {
       Json base = current;

@@ -30,7 +30,6 @@ struct Target {
 
 absl::StatusOr<Target> ParseTarget(const std::vector<std::string>& parts);
 
-absl::Status BadRequest(std::string_view message);
 // 404 "the server could not find the requested resource".
 absl::Status NotFoundPath();
 // The metav1.Status body for `status`, with details.kind/name for Invalid errors.

@@ -1,56 +1,24 @@
 #include "tools/devapiserver/storage.h"
 
-#include <algorithm>
-#include <regex>
-#include <set>
+// CRUD and watch (the rest of the Store is in admission.cc, list_paging.cc and
+// garbage_collection.cc).
 
-#include "absl/strings/escaping.h"
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
-#include "tools/devapiserver/schema.h"
+#include "tools/devapiserver/admission.h"
+#include "tools/devapiserver/garbage_collection.h"
+#include "tools/devapiserver/list_paging.h"
 
 namespace nereid::devapi {
 namespace {
 
 using Type = kube::WatchEvent::Type;
-
-constexpr char kForegroundFinalizer[] = "foregroundDeletion";
-
-absl::Status BadRequest(std::string_view message) { return kube::MakeError("BadRequest", message); }
-
-std::string ObjectKey(const ResourceType& type, std::string_view ns, std::string_view name) {
-  return type.resource.namespaced ? absl::StrCat(ToAbsl(ns), "/", ToAbsl(name)) : std::string(name);
-}
-
-// "Foo.example.com" as the API server names a kind in messages.
-std::string QualifiedKind(const ResourceType& type) {
-  return type.resource.group.empty() ? type.resource.kind
-                                     : absl::StrCat(type.resource.kind, ".", type.resource.group);
-}
-
-std::vector<std::string> Finalizers(const Json& obj) {
-  std::vector<std::string> out;
-  if (const Json* f = kube::FindPath(obj, "metadata.finalizers"); f && f->is_array()) {
-    for (const Json& v : *f) {
-      if (v.is_string()) out.push_back(v.get<std::string>());
-    }
-  }
-  return out;
-}
-
-void SetFinalizers(Json& obj, const std::vector<std::string>& finalizers) {
-  if (finalizers.empty()) {
-    obj["metadata"].erase("finalizers");
-  } else {
-    obj["metadata"]["finalizers"] = finalizers;
-  }
-}
 
 // The parts of an object whose change bumps metadata.generation.
 Json SpecPart(const ResourceType& type, const Json& obj) {
@@ -62,311 +30,10 @@ Json SpecPart(const ResourceType& type, const Json& obj) {
   return copy;
 }
 
-absl::Status ValidateName(const ResourceType& type, const std::string& name) {
-  static const std::regex kSubdomain("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
-  static const std::regex kLabel("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
-  bool label_only = type.builtin && (type.resource.resource == "namespaces" ||
-                                     type.resource.resource == "services");
-  bool ok = name.size() <= (label_only ? 63u : 253u) &&
-            std::regex_match(name, label_only ? kLabel : kSubdomain);
-  if (ok) return absl::OkStatus();
-  return kube::InvalidError(
-      QualifiedKind(type), name,
-      {{"FieldValueInvalid",
-        absl::StrCat("Invalid value: \"", name, "\": a lowercase RFC 1123 ",
-                     label_only ? "label" : "subdomain",
-                     " must consist of lower case alphanumeric characters, '-'",
-                     label_only ? "" : " or '.'",
-                     ", and must start and end with an alphanumeric character"),
-        "metadata.name"}});
-}
-
-absl::Status CheckKind(const ResourceType& type, const Json& object) {
-  if (!object.is_object()) return BadRequest("the request body must be a JSON object");
-  auto kind = object.find("kind");
-  if (kind != object.end() && kind->is_string() && !kind->get<std::string>().empty() &&
-      kind->get<std::string>() != type.resource.kind) {
-    return BadRequest(absl::StrCat("the kind of the provided object (", kind->get<std::string>(),
-                                   ") does not match the expected kind ", type.resource.kind));
-  }
-  auto meta = object.find("metadata");
-  if (meta != object.end() && !meta->is_object()) return BadRequest("metadata must be an object");
-  return absl::OkStatus();
-}
-
-// Field types of ObjectMeta that the rest of the server reads: a mistyped one is refused here
-// (400, as upstream's decoder does) instead of surfacing later.
-absl::Status CheckMetadataTypes(const Json& object) {
-  auto wrong = [](std::string_view field, std::string_view want) {
-    return BadRequest(absl::StrCat("json: cannot unmarshal into Go struct field ObjectMeta.metadata.",
-                                   ToAbsl(field), " of type ", ToAbsl(want)));
-  };
-  if (auto v = object.find("apiVersion"); v != object.end() && !v->is_string()) {
-    return BadRequest("apiVersion must be a string");
-  }
-  auto meta = object.find("metadata");
-  if (meta == object.end()) return absl::OkStatus();
-  for (const char* f : {"name", "generateName", "namespace", "uid", "resourceVersion",
-                        "creationTimestamp", "deletionTimestamp"}) {
-    if (auto v = meta->find(f); v != meta->end() && !v->is_string() && !v->is_null()) {
-      return wrong(f, "string");
-    }
-  }
-  for (const char* f : {"labels", "annotations"}) {
-    auto v = meta->find(f);
-    if (v == meta->end() || v->is_null()) continue;
-    if (!v->is_object()) return wrong(f, "map[string]string");
-    for (const auto& [k, val] : v->items()) {
-      if (!val.is_string()) return wrong(f, "map[string]string");
-    }
-  }
-  if (auto v = meta->find("finalizers"); v != meta->end() && !v->is_null()) {
-    if (!v->is_array()) return wrong("finalizers", "[]string");
-    for (const Json& x : *v) {
-      if (!x.is_string()) return wrong("finalizers", "[]string");
-    }
-  }
-  if (auto v = meta->find("ownerReferences"); v != meta->end() && !v->is_null()) {
-    if (!v->is_array()) return wrong("ownerReferences", "[]OwnerReference");
-    for (const Json& ref : *v) {
-      if (!ref.is_object()) return wrong("ownerReferences", "[]OwnerReference");
-      for (const char* f : {"apiVersion", "kind", "name", "uid"}) {
-        if (auto x = ref.find(f); x == ref.end() || !x->is_string()) {
-          return kube::InvalidError("", "", {{"FieldValueRequired", "Required value",
-                                              absl::StrCat("metadata.ownerReferences.", f)}});
-        }
-      }
-      for (const char* f : {"controller", "blockOwnerDeletion"}) {
-        if (auto x = ref.find(f); x != ref.end() && !x->is_boolean() && !x->is_null()) {
-          return wrong("ownerReferences", "[]OwnerReference");
-        }
-      }
-    }
-  }
-  if (auto v = meta->find("generation"); v != meta->end() && !v->is_number_integer() && !v->is_null()) {
-    return wrong("generation", "int64");
-  }
-  return absl::OkStatus();
-}
-
-// Kind, metadata types, and for built-in kinds object-valued spec/status (CRs have schemas).
-absl::Status CheckShape(const ResourceType& type, const Json& object) {
-  RETURN_IF_ERROR(CheckKind(type, object));
-  RETURN_IF_ERROR(CheckMetadataTypes(object));
-  if (type.builtin) {
-    for (const char* part : {"spec", "status"}) {
-      if (auto v = object.find(part); v != object.end() && !v->is_object() && !v->is_null()) {
-        return BadRequest(absl::StrCat("json: cannot unmarshal ", v->type_name(), " into Go struct field ",
-                                       type.resource.kind, ".", part));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Puts apiVersion/kind/metadata.namespace right; 400 when the body contradicts the URL.
-absl::Status Normalize(const ResourceType& type, std::string_view ns, Json& object) {
-  RETURN_IF_ERROR(CheckShape(type, object));
-  object["kind"] = type.resource.kind;
-  if (!object.contains("apiVersion") || !object["apiVersion"].is_string()) {
-    object["apiVersion"] = type.resource.ApiVersion();
-  }
-  Json& meta = object["metadata"];
-  if (!meta.is_object()) meta = Json::object();
-  // null means absent (as Go's decoder reads it).
-  for (auto it = meta.begin(); it != meta.end();) {
-    it = it->is_null() ? meta.erase(it) : std::next(it);
-  }
-  if (type.builtin) {
-    for (const char* part : {"spec", "status"}) {
-      if (object.contains(part) && object[part].is_null()) object.erase(part);
-    }
-  }
-  if (type.resource.namespaced) {
-    std::string body_ns = meta.value("namespace", "");
-    if (!body_ns.empty() && body_ns != ns) {
-      return BadRequest("the namespace of the provided object does not match the namespace sent "
-                        "on the request");
-    }
-    meta["namespace"] = std::string(ns);
-  } else {
-    meta.erase("namespace");
-  }
-  meta.erase("managedFields");
-  return absl::OkStatus();
-}
-
-// Secrets: stringData is a write-only convenience merged into data (base64), as upstream.
-void FoldStringData(const ResourceType& type, Json& object) {
-  if (!(type.builtin && type.resource.group.empty() && type.resource.resource == "secrets")) return;
-  auto sd = object.find("stringData");
-  if (sd == object.end()) return;
-  if (sd->is_object()) {
-    for (const auto& [k, v] : sd->items()) {
-      if (v.is_string()) object["data"][k] = absl::Base64Escape(v.get<std::string>());
-    }
-  }
-  object.erase("stringData");
-}
-
-void SetDefault(Json& obj, const char* key, Json value) {
-  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
-}
-
-// The defaults the API server fills into a PodSpec that controllers most often compare against
-// (k8s.io/kubernetes/pkg/apis/core/v1/defaults.go), so code that diffs desired and live pods
-// meets them here as it would on a cluster.
-void DefaultPodSpec(Json& spec) {
-  if (!spec.is_object()) return;
-  SetDefault(spec, "restartPolicy", "Always");
-  SetDefault(spec, "terminationGracePeriodSeconds", 30);
-  SetDefault(spec, "dnsPolicy", "ClusterFirst");
-  SetDefault(spec, "schedulerName", "default-scheduler");
-  SetDefault(spec, "securityContext", Json::object());
-  for (const char* list : {"containers", "initContainers"}) {
-    auto containers = spec.find(list);
-    if (containers == spec.end() || !containers->is_array()) continue;
-    for (Json& c : *containers) {
-      if (!c.is_object()) continue;
-      std::string image = c.value("image", "");
-      bool latest = image.find(':') == std::string::npos || image.ends_with(":latest");
-      SetDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
-      SetDefault(c, "terminationMessagePath", "/dev/termination-log");
-      SetDefault(c, "terminationMessagePolicy", "File");
-      if (auto ports = c.find("ports"); ports != c.end() && ports->is_array()) {
-        for (Json& port : *ports) {
-          if (port.is_object()) SetDefault(port, "protocol", "TCP");
-        }
-      }
-    }
-  }
-}
-
-// Defaults applied on create and update of built-in kinds (a subset of upstream's).
-void ApplyBuiltinDefaults(const ResourceType& type, Json& object) {
-  if (!type.builtin) return;
-  const std::string& r = type.resource.resource;
-  if (r == "pods") {
-    DefaultPodSpec(object["spec"]);
-  } else if (r == "daemonsets") {
-    Json& spec = object["spec"];
-    SetDefault(spec, "revisionHistoryLimit", 10);
-    if (kube::FindPath(object, "spec.template.spec") != nullptr) DefaultPodSpec(spec["template"]["spec"]);
-  } else if (r == "deployments") {
-    Json& spec = object["spec"];
-    SetDefault(spec, "replicas", 1);
-    SetDefault(spec, "revisionHistoryLimit", 10);
-    SetDefault(spec, "progressDeadlineSeconds", 600);
-    if (const Json* t = kube::FindPath(object, "spec.template.spec"); t != nullptr) {
-      DefaultPodSpec(spec["template"]["spec"]);
-    }
-  } else if (r == "services") {
-    Json& spec = object["spec"];
-    SetDefault(spec, "type", "ClusterIP");
-    SetDefault(spec, "sessionAffinity", "None");
-    if (auto ports = spec.find("ports"); ports != spec.end() && ports->is_array()) {
-      for (Json& port : *ports) {
-        if (!port.is_object()) continue;
-        SetDefault(port, "protocol", "TCP");
-        if (port.contains("port")) SetDefault(port, "targetPort", port["port"]);
-      }
-    }
-  }
-}
-
-bool HasOwner(const Json& obj, const std::string& uid) {
-  for (const kube::OwnerReference& ref : kube::OwnerReferences(obj)) {
-    if (ref.uid == uid) return true;
-  }
-  return false;
-}
-
-void RemoveOwnerRef(Json& obj, const std::string& uid) {
-  Json* refs = &obj["metadata"]["ownerReferences"];
-  if (!refs->is_array()) return;
-  Json kept = Json::array();
-  for (const Json& r : *refs) {
-    if (!(r.is_object() && r.value("uid", "") == uid)) kept.push_back(r);
-  }
-  if (kept.empty()) {
-    obj["metadata"].erase("ownerReferences");
-  } else {
-    *refs = std::move(kept);
-  }
-}
-
-struct ContinueToken {
-  int64_t version = 0;
-  std::string start;  // last key returned
-};
-
-std::string EncodeContinue(const ContinueToken& token) {
-  Json doc = {{"v", "nereid.devapi/1"}, {"rv", token.version}, {"start", token.start}};
-  return absl::WebSafeBase64Escape(doc.dump());
-}
-
-absl::StatusOr<ContinueToken> DecodeContinue(std::string_view text) {
-  std::string raw;
-  if (!absl::WebSafeBase64Unescape(ToAbsl(text), &raw)) return BadRequest("invalid continue token");
-  Json doc = Json::parse(raw, nullptr, false);
-  if (!doc.is_object() || !doc.contains("rv") || !doc["rv"].is_number_integer() ||
-      !doc.contains("start") || !doc["start"].is_string()) {
-    return BadRequest("invalid continue token");
-  }
-  return ContinueToken{doc["rv"].get<int64_t>(), doc["start"].get<std::string>()};
-}
-
-absl::StatusOr<Selection> MakeSelection(const ResourceType& type, const ListRequest& request) {
-  Selection sel;
-  sel.storage_key = type.StorageKey();
-  sel.ns = type.resource.namespaced ? request.ns : "";
-  auto labels = kube::LabelSelector::Parse(request.label_selector);
-  if (!labels.ok()) {
-    return BadRequest(absl::StrCat("unable to parse requirement: ", labels.status().message()));
-  }
-  sel.labels = *labels;
-  auto fields = kube::FieldSelector::Parse(request.field_selector);
-  if (!fields.ok()) return BadRequest(absl::StrCat("invalid field selector: ", fields.status().message()));
-  ResourceType copy = type;
-  sel.getter = [copy](const Json& obj, std::string_view field) { return FieldValue(copy, obj, field); };
-  for (const auto& req : fields->requirements()) {
-    if (!FieldValue(type, Json::object(), req.field)) {
-      return BadRequest(absl::StrCat("field label not supported: ", req.field));
-    }
-  }
-  sel.fields = *fields;
-  return sel;
-}
-
 }  // namespace
 
-std::optional<std::string> FieldValue(const ResourceType& type, const Json& object,
-                                      std::string_view field) {
-  if (field == "metadata.name") return kube::Name(object);
-  if (field == "metadata.namespace") return kube::Namespace(object);
-  const std::string& g = type.resource.group;
-  const std::string& r = type.resource.resource;
-  static const std::set<std::string_view> kPod = {
-      "spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-      "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"};
-  static const std::set<std::string_view> kEvent = {
-      "involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-      "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-      "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"};
-  bool supported = (g.empty() && r == "pods" && kPod.count(field)) ||
-                   (g.empty() && r == "events" && kEvent.count(field)) ||
-                   (g.empty() && r == "namespaces" && field == "status.phase") ||
-                   (g.empty() && r == "nodes" && field == "spec.unschedulable") ||
-                   (g.empty() && r == "secrets" && field == "type");
-  if (!supported) return std::nullopt;
-  if (field == "source") return kube::StringAt(object, "source.component");
-  const Json* v = kube::FindPath(object, field);
-  if (v == nullptr) {
-    if (field == "spec.hostNetwork" || field == "spec.unschedulable") return "false";
-    return "";
-  }
-  if (v->is_string()) return v->get<std::string>();
-  return v->dump();
+std::string ObjectKey(const ResourceType& type, std::string_view ns, std::string_view name) {
+  return type.resource.namespaced ? absl::StrCat(ToAbsl(ns), "/", ToAbsl(name)) : std::string(name);
 }
 
 Store::Store(Registry* registry, StoreOptions options)
@@ -434,7 +101,7 @@ ObjectPtr Store::FindLocked(const std::string& storage_key, const std::string& k
 
 absl::Status Store::CheckNamespaceLocked(const ResourceType& type, std::string_view ns) const {
   if (!type.resource.namespaced) return absl::OkStatus();
-  if (ns.empty()) return BadRequest("a namespace is required for namespaced resources");
+  if (ns.empty()) return kube::BadRequestError("a namespace is required for namespaced resources");
   ObjectPtr namespace_object = FindLocked("/namespaces", std::string(ns));
   if (namespace_object == nullptr) return kube::NotFoundError("namespaces", ns);
   if (kube::IsBeingDeleted(*namespace_object)) {
@@ -491,210 +158,12 @@ absl::StatusOr<Json> Store::RemoveLocked(const ResourceType& type, const std::st
   return *stored;
 }
 
-std::vector<Store::Location> Store::DependentsLocked(const std::string& uid) const {
-  std::vector<Location> out;
-  for (const auto& [storage_key, collection] : collections_) {
-    for (const auto& [key, obj] : collection) {
-      if (HasOwner(*obj, uid)) out.push_back({storage_key, key});
-    }
-  }
-  return out;
-}
-
-void Store::AfterRemovalLocked(const ResourceType& type, const Json& removed) {
-  const std::string uid = kube::Uid(removed);
-  // A CRD takes its objects with it.
-  if (type.builtin && type.resource.resource == "customresourcedefinitions") {
-    auto crd_type = TypeFromCrd(removed);
-    if (crd_type.ok()) {
-      std::string sk = crd_type->StorageKey();
-      std::vector<std::string> keys;
-      for (const auto& [key, obj] : collections_[sk]) keys.push_back(key);
-      for (const std::string& key : keys) {
-        if (ObjectPtr obj = FindLocked(sk, key)) {
-          auto r = RemoveLocked(*crd_type, key, *obj);
-          if (!r.ok()) LOG(WARNING) << "devapiserver: removing " << sk << " " << key << ": " << r.status();
-        }
-      }
-      collections_.erase(sk);
-      registry_->Remove(sk);
-    }
-  }
-  // Garbage collection: dependents whose owners are all gone are deleted (background); a
-  // dependent that still has another owner just loses the dangling reference.
-  for (const Location& loc : DependentsLocked(uid)) {
-    ObjectPtr dep = FindLocked(loc.storage_key, loc.key);
-    ResourceTypePtr dep_type = TypeOf(loc.storage_key);
-    if (dep == nullptr || dep_type == nullptr) continue;
-    bool other_owner = false;
-    for (const kube::OwnerReference& ref : kube::OwnerReferences(*dep)) {
-      if (ref.uid != uid && uids_.count(ref.uid)) other_owner = true;
-    }
-    if (other_owner) {
-      Json updated = *dep;
-      RemoveOwnerRef(updated, uid);
-      auto r = CommitLocked(*dep_type, loc.key, std::move(updated));
-      if (!r.ok()) LOG(WARNING) << "devapiserver: gc " << loc.key << ": " << r.status();
-    } else {
-      DeleteRequest background;
-      background.propagation_policy = "Background";
-      auto r = DeleteLocked(*dep_type, loc.key, background);
-      if (!r.ok() && !absl::IsNotFound(r.status())) {
-        LOG(WARNING) << "devapiserver: gc " << loc.key << ": " << r.status();
-      }
-    }
-  }
-  // Owners waiting in foreground deletion may be free to go now.
-  for (const kube::OwnerReference& ref : kube::OwnerReferences(removed)) {
-    TryFinishForegroundLocked(ref.uid);
-  }
-  if (type.resource.namespaced) {
-    std::string ns = kube::Namespace(removed);
-    ObjectPtr ns_obj = FindLocked("/namespaces", ns);
-    if (ns_obj != nullptr && kube::IsBeingDeleted(*ns_obj)) TryFinalizeNamespaceLocked(ns);
-  }
-}
-
-void Store::TryFinishForegroundLocked(const std::string& uid) {
-  auto where = uids_.find(uid);
-  if (where == uids_.end()) return;
-  Location loc = where->second;
-  ObjectPtr owner = FindLocked(loc.storage_key, loc.key);
-  ResourceTypePtr type = TypeOf(loc.storage_key);
-  if (owner == nullptr || type == nullptr) return;
-  std::vector<std::string> finalizers = Finalizers(*owner);
-  auto fg = std::find(finalizers.begin(), finalizers.end(), kForegroundFinalizer);
-  if (fg == finalizers.end()) return;
-  for (const Location& dep_loc : DependentsLocked(uid)) {
-    ObjectPtr dep = FindLocked(dep_loc.storage_key, dep_loc.key);
-    for (const kube::OwnerReference& ref : kube::OwnerReferences(*dep)) {
-      if (ref.uid == uid && ref.block_owner_deletion) return;  // still blocking
-    }
-  }
-  finalizers.erase(fg);
-  Json updated = *owner;
-  SetFinalizers(updated, finalizers);
-  absl::Status r = finalizers.empty() ? RemoveLocked(*type, loc.key, std::move(updated)).status()
-                                      : CommitLocked(*type, loc.key, std::move(updated)).status();
-  if (!r.ok()) LOG(WARNING) << "devapiserver: finishing foreground deletion of " << loc.key << ": " << r;
-}
-
-void Store::TryFinalizeNamespaceLocked(const std::string& ns) {
-  std::string prefix = ns + "/";
-  for (const auto& [storage_key, collection] : collections_) {
-    auto it = collection.lower_bound(prefix);
-    if (it != collection.end() && it->first.compare(0, prefix.size(), prefix) == 0) return;
-  }
-  ObjectPtr ns_obj = FindLocked("/namespaces", ns);
-  if (ns_obj == nullptr) return;
-  const ResourceType& ns_type = *TypeOf("/namespaces");
-  Json updated = *ns_obj;
-  if (updated.contains("spec")) updated["spec"].erase("finalizers");
-  absl::Status s = Finalizers(updated).empty() ? RemoveLocked(ns_type, ns, std::move(updated)).status()
-                                               : CommitLocked(ns_type, ns, std::move(updated)).status();
-  if (!s.ok()) LOG(WARNING) << "devapiserver: finalizing namespace " << ns << ": " << s;
-}
-
-absl::Status Store::ValidateLocked(const ResourceType& type, Json& object,
-                                   const WriteOptions& options) {
-  if (type.builtin && type.resource.resource == "customresourcedefinitions") {
-    return TypeFromCrd(object).status();
-  }
-  if (type.builtin) return absl::OkStatus();
-  std::string api_version = object.value("apiVersion", "");
-  std::string version = api_version.substr(api_version.find('/') + 1);
-  auto schema = type.schemas.find(version);
-  if (schema == type.schemas.end()) return absl::OkStatus();
-  SchemaOutcome outcome = ApplySchema(schema->second, &object);
-  if (!outcome.unknown_fields.empty()) {
-    if (options.field_validation == "Strict") {
-      std::vector<std::string> quoted;
-      for (const std::string& f : outcome.unknown_fields) quoted.push_back(absl::StrCat("unknown field \"", f, "\""));
-      return BadRequest(absl::StrCat("strict decoding error: ", absl::StrJoin(quoted, ", ")));
-    }
-    if (options.field_validation == "Warn" && options.warnings != nullptr) {
-      for (const std::string& f : outcome.unknown_fields) {
-        options.warnings->push_back(absl::StrCat("unknown field \"", f, "\""));
-      }
-    }
-  }
-  if (!outcome.causes.empty()) {
-    return kube::InvalidError(QualifiedKind(type), kube::Name(object), outcome.causes);
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<Json> Store::Get(const ResourceType& type, std::string_view ns,
                                 std::string_view name) {
   absl::MutexLock lock(&mu_);
   ObjectPtr obj = FindLocked(type.StorageKey(), ObjectKey(type, ns, name));
   if (obj == nullptr) return kube::NotFoundError(type.resource.QualifiedName(), name);
   return *obj;
-}
-
-absl::StatusOr<ListResult> Store::List(const ResourceType& type, const ListRequest& request) {
-  ASSIGN_OR_RETURN(Selection sel, MakeSelection(type, request));
-  if (request.limit < 0) return BadRequest("limit must be non-negative");
-  absl::MutexLock lock(&mu_);
-  ContinueToken token{version_, ""};
-  if (!request.continue_token.empty()) {
-    ASSIGN_OR_RETURN(token, DecodeContinue(request.continue_token));
-  } else if (request.resource_version_match == "Exact") {
-    if (!absl::SimpleAtoi(ToAbsl(request.resource_version), &token.version)) {
-      return BadRequest(absl::StrCat("invalid resource version: ", request.resource_version));
-    }
-  }
-  if (token.version > version_) {
-    return kube::MakeError("Timeout", absl::StrCat("Too large resource version: ", token.version,
-                                                   ", current: ", version_));
-  }
-  if (token.version < version_ && token.version < hub_.floor()) {
-    return kube::GoneError(
-        "The provided continue parameter is too old to display a consistent list result. You can "
-        "start a new list without the continue parameter, or use the continue token in this "
-        "response to retrieve the remainder of the results. Continuing with the provided token "
-        "results in an inconsistent list - objects that were created, modified, or deleted between "
-        "the time the first chunk was returned and now may show up in the list.");
-  }
-  // The collection as of token.version: today's state with later events undone.
-  Collection view;
-  if (auto c = collections_.find(sel.storage_key); c != collections_.end()) view = c->second;
-  if (token.version < version_) {
-    std::vector<const Event*> later = hub_.EventsAfter(token.version, sel.storage_key);
-    for (auto it = later.rbegin(); it != later.rend(); ++it) {
-      const Event& e = **it;
-      std::string key = ObjectKey(type, kube::Namespace(*e.object), kube::Name(*e.object));
-      if (e.previous == nullptr) {
-        view.erase(key);
-      } else {
-        view[key] = e.previous;
-      }
-    }
-  }
-  ListResult result;
-  result.resource_version = token.version;
-  auto it = token.start.empty() ? view.begin() : view.upper_bound(token.start);
-  if (!sel.ns.empty()) {
-    std::string prefix = sel.ns + "/";
-    if (token.start.empty()) it = view.lower_bound(prefix);
-  }
-  int64_t remaining = 0;
-  std::string last_key;
-  for (; it != view.end(); ++it) {
-    const Json& obj = *it->second;
-    if (!sel.Matches(obj)) continue;
-    if (request.limit > 0 && static_cast<int64_t>(result.items.size()) >= request.limit) {
-      ++remaining;
-      continue;
-    }
-    result.items.push_back(obj);
-    last_key = it->first;
-  }
-  if (remaining > 0) {
-    result.continue_token = EncodeContinue({token.version, last_key});
-    if (sel.labels.empty() && sel.fields.empty()) result.remaining_item_count = remaining;
-  }
-  return result;
 }
 
 absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns, Json object,
@@ -737,38 +206,13 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   meta.erase("deletionTimestamp");
   meta.erase("deletionGracePeriodSeconds");
   meta.erase("resourceVersion");
-  // What each type's PrepareForCreate does upstream, for the fields clients look at.
-  const std::string& r = type.resource.resource;
-  // Nodes keep the status they are registered with (kubelets create them that way).
-  if (type.has_status && !(type.builtin && r == "nodes")) object.erase("status");
-  if (type.builtin && r == "pods") {
-    object["status"] = {{"phase", "Pending"}, {"qosClass", "BestEffort"}};
-  } else if (type.builtin && r == "namespaces") {
-    object["status"] = {{"phase", "Active"}};
-    object["spec"]["finalizers"] = Json::array({"kubernetes"});
-  } else if (type.builtin && (r == "deployments" || r == "daemonsets")) {
-    object["status"] = Json::object();
-  }
+  PrepareForCreate(type, object);
   ApplyBuiltinDefaults(type, object);
   FoldStringData(type, object);
-  RETURN_IF_ERROR(ValidateLocked(type, object, options));
-  if (type.builtin && r == "customresourcedefinitions") {
+  RETURN_IF_ERROR(ValidateObject(type, object, options));
+  if (type.builtin && type.resource.resource == "customresourcedefinitions") {
     ASSIGN_OR_RETURN(ResourceType crd_type, TypeFromCrd(object));
-    Json names = object["spec"]["names"];
-    std::string storage;
-    for (const Json& v : object["spec"]["versions"]) {
-      if (v.value("storage", false)) storage = v.value("name", "");
-    }
-    std::string now = kube::FormatTimestamp(options_.clock->Now());
-    object["status"] = {
-        {"acceptedNames", names},
-        {"storedVersions", Json::array({storage})},
-        {"conditions",
-         Json::array({{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
-                       {"message", "no conflicts found"}, {"lastTransitionTime", now}},
-                      {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
-                       {"message", "the initial names have been accepted"},
-                       {"lastTransitionTime", now}}})}};
+    object["status"] = InitialCrdStatus(object, kube::FormatTimestamp(options_.clock->Now()));
     if (!options.dry_run) {
       ASSIGN_OR_RETURN(ObjectPtr stored, CommitLocked(type, key, std::move(object)));
       registry_->Put(std::move(crd_type));
@@ -778,22 +222,7 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   if (options.dry_run) return object;
   ASSIGN_OR_RETURN(ObjectPtr stored, CommitLocked(type, key, std::move(object)));
   Json created = *stored;
-  // Garbage collection of a dependent created after all its owners were deleted (a controller
-  // acting on a stale cache): upstream's collector finds the owners gone and deletes it in the
-  // background; here that happens at once (the client still gets the created object).
-  const std::vector<kube::OwnerReference> owners = kube::OwnerReferences(created);
-  if (!owners.empty() && std::none_of(owners.begin(), owners.end(), [&](const auto& ref) {
-        return uids_.count(ref.uid) > 0;
-      })) {
-    DeleteRequest background;
-    background.propagation_policy = "Background";
-    auto r = DeleteLocked(type, key, background);
-    if (!r.ok() && !absl::IsNotFound(r.status())) {
-      LOG(WARNING) << "devapiserver: gc " << key << ": " << r.status();
-    } else {
-      LOG(INFO) << "devapiserver: gc " << key << ": created with owners that are all gone";
-    }
-  }
+  CollectIfOwnersGoneLocked(type, key, created);
   return created;
 }
 
@@ -860,7 +289,7 @@ absl::StatusOr<Json> Store::UpdateLocked(const ResourceType& type, const std::st
   if (!next.contains("apiVersion")) next["apiVersion"] = old.value("apiVersion", type.resource.ApiVersion());
   if (subresource.empty()) ApplyBuiltinDefaults(type, next);
   FoldStringData(type, next);
-  RETURN_IF_ERROR(ValidateLocked(type, next, options));
+  RETURN_IF_ERROR(ValidateObject(type, next, options));
   if (SpecPart(type, next) != SpecPart(type, old)) {
     next["metadata"]["generation"] = kube::Generation(old) + 1;
   }
@@ -891,7 +320,7 @@ absl::StatusOr<Json> Store::Update(const ResourceType& type, std::string_view ns
   RETURN_IF_ERROR(Normalize(type, ns, object));
   std::string body_name = object["metadata"].value("name", "");
   if (!body_name.empty() && body_name != name) {
-    return BadRequest(absl::StrCat("the name of the object (", body_name,
+    return kube::BadRequestError(absl::StrCat("the name of the object (", body_name,
                                    ") does not match the name on the URL (", ToAbsl(name), ")"));
   }
   object["metadata"]["name"] = std::string(name);
@@ -964,62 +393,13 @@ absl::StatusOr<DeleteResult> Store::DeleteLocked(const ResourceType& type, const
   marked["metadata"]["generation"] = kube::Generation(obj) + 1;
 
   if (type.builtin && type.resource.resource == "namespaces") {
-    marked["status"]["phase"] = "Terminating";
-    ASSIGN_OR_RETURN(ObjectPtr stored, CommitLocked(type, key, std::move(marked)));
-    const std::string prefix = key + "/";
-    std::vector<Location> contents;
-    for (const auto& [storage_key, collection] : collections_) {
-      for (auto it = collection.lower_bound(prefix);
-           it != collection.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-        contents.push_back({storage_key, it->first});
-      }
-    }
-    for (const Location& loc : contents) {
-      ResourceTypePtr t = TypeOf(loc.storage_key);
-      if (t == nullptr || FindLocked(loc.storage_key, loc.key) == nullptr) continue;
-      auto r = DeleteLocked(*t, loc.key, DeleteRequest{});
-      if (!r.ok() && !absl::IsNotFound(r.status())) {
-        LOG(WARNING) << "devapiserver: deleting " << loc.key << " in namespace " << key << ": " << r.status();
-      }
-    }
-    TryFinalizeNamespaceLocked(key);
-    ObjectPtr after = FindLocked(type.StorageKey(), key);
-    return DeleteResult{after ? *after : *stored, after != nullptr};
+    return DeleteNamespaceLocked(type, key, std::move(marked));
   }
-
-  if (policy == "Orphan") {
-    for (const Location& loc : DependentsLocked(uid)) {
-      ObjectPtr dep = FindLocked(loc.storage_key, loc.key);
-      ResourceTypePtr dep_type = TypeOf(loc.storage_key);
-      if (dep == nullptr || dep_type == nullptr) continue;
-      Json orphaned = *dep;
-      RemoveOwnerRef(orphaned, uid);
-      RETURN_IF_ERROR(CommitLocked(*dep_type, loc.key, std::move(orphaned)).status());
-    }
-  }
+  if (policy == "Orphan") RETURN_IF_ERROR(OrphanDependentsLocked(uid));
   if (policy == "Foreground") {
-    std::vector<Location> deps = DependentsLocked(uid);
-    if (!deps.empty()) {
-      std::vector<std::string> finalizers = Finalizers(marked);
-      finalizers.push_back(kForegroundFinalizer);
-      SetFinalizers(marked, finalizers);
-      RETURN_IF_ERROR(CommitLocked(type, key, std::move(marked)).status());
-      for (const Location& loc : deps) {
-        ResourceTypePtr dep_type = TypeOf(loc.storage_key);
-        ObjectPtr dep = FindLocked(loc.storage_key, loc.key);
-        if (dep_type == nullptr || dep == nullptr) continue;
-        // Upstream's GC deletes a dependent in the foreground only if it has dependents itself.
-        DeleteRequest sub;
-        sub.propagation_policy = DependentsLocked(kube::Uid(*dep)).empty() ? "Background" : "Foreground";
-        auto r = DeleteLocked(*dep_type, loc.key, sub);
-        if (!r.ok() && !absl::IsNotFound(r.status())) {
-          LOG(WARNING) << "devapiserver: foreground delete of " << loc.key << ": " << r.status();
-        }
-      }
-      TryFinishForegroundLocked(uid);
-      ObjectPtr after = FindLocked(type.StorageKey(), key);
-      if (after != nullptr) return DeleteResult{*after, true};
-      return DeleteResult{obj, false};
+    std::vector<Location> dependents = DependentsLocked(uid);
+    if (!dependents.empty()) {
+      return DeleteForegroundLocked(type, key, std::move(marked), obj, dependents);
     }
   }
   if (!Finalizers(obj).empty()) {
@@ -1056,7 +436,7 @@ absl::StatusOr<std::shared_ptr<Watcher>> Store::Watch(const ResourceType& type,
   } else {
     int64_t from = 0;
     if (!absl::SimpleAtoi(ToAbsl(rv), &from) || from < 0) {
-      return BadRequest(absl::StrCat("invalid resource version: ", rv));
+      return kube::BadRequestError(absl::StrCat("invalid resource version: ", rv));
     }
     if (from < hub_.floor()) {
       return kube::GoneError(absl::StrCat("too old resource version: ", from, " (", hub_.floor(), ")"));

@@ -18,6 +18,8 @@
 //     (rebuilt from watch history; 410 Expired once that history is gone);
 //   - watch from a resourceVersion (410 Expired when older than the kept history).
 // Every write is persisted (if a Persistence is given) before it becomes visible.
+// storage.cc holds CRUD and watch; admission.cc what a write passes through before it is stored;
+// list_paging.cc selectors and List; garbage_collection.cc deletion beyond a plain removal.
 
 #include <cstdint>
 #include <functional>
@@ -87,10 +89,8 @@ struct DeleteResult {
 // Mutates a copy of the current object (PATCH); runs under the store lock, must not block.
 using MutateFn = std::function<absl::StatusOr<Json>(const Json& current)>;
 
-// The field selector fields a resource supports (metadata.name/namespace everywhere, plus pod,
-// event, namespace, node and secret fields as upstream). nullopt: not supported.
-std::optional<std::string> FieldValue(const ResourceType& type, const Json& object,
-                                      std::string_view field);
+// The key an object is stored under: "ns/name" for namespaced resources, "name" otherwise.
+std::string ObjectKey(const ResourceType& type, std::string_view ns, std::string_view name);
 
 class Store {
  public:
@@ -153,15 +153,30 @@ class Store {
   absl::StatusOr<Json> UpdateLocked(const ResourceType& type, const std::string& key, Json object,
                                     std::string_view subresource, bool unconditional,
                                     const WriteOptions& options) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Schema and type-specific checks for a create or update; fills warnings.
-  absl::Status ValidateLocked(const ResourceType& type, Json& object, const WriteOptions& options)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Garbage collection and deletion beyond a plain removal (garbage_collection.cc).
   std::vector<Location> DependentsLocked(const std::string& uid) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AfterRemovalLocked(const ResourceType& type, const Json& removed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TryFinishForegroundLocked(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TryFinalizeNamespaceLocked(const std::string& ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Marks the namespace Terminating, deletes its contents, and removes it once empty.
+  absl::StatusOr<DeleteResult> DeleteNamespaceLocked(const ResourceType& type,
+                                                     const std::string& key, Json marked)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // propagationPolicy=Orphan: the dependents lose their reference to `uid`.
+  absl::Status OrphanDependentsLocked(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // propagationPolicy=Foreground with dependents: the owner (`marked`, deletion started) keeps the
+  // foregroundDeletion finalizer until its blocking dependents are gone.
+  absl::StatusOr<DeleteResult> DeleteForegroundLocked(const ResourceType& type,
+                                                      const std::string& key, Json marked,
+                                                      const Json& last_state,
+                                                      const std::vector<Location>& dependents)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A dependent created when all its owners are already gone is deleted right away (Background).
+  void CollectIfOwnersGoneLocked(const ResourceType& type, const std::string& key,
+                                 const Json& created) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ResourceTypePtr TypeOf(const std::string& storage_key) const;
 
   Registry* registry_;
