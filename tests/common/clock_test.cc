@@ -5,6 +5,7 @@
 
 #include "common/time/clock.h"
 #include "common/time/fake_clock.h"
+#include "tests/fakes/eventually.h"
 
 namespace nereid {
 namespace {
@@ -27,8 +28,7 @@ TEST_CASE("FakeClock wakes a timed waiter when time passes its deadline") {
     woke = true;
   });
   // Wait (bounded, in real time) until the sleeper is parked on the fake timer.
-  absl::Time give_up = absl::Now() + absl::Seconds(10);
-  while (clock.timed_waiters() == 0 && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(1));
+  fakes::Eventually([&] { return clock.timed_waiters() != 0; });
   REQUIRE(clock.timed_waiters() == 1);
   clock.Advance(absl::Minutes(59));
   CHECK_FALSE(woke.load());  // Not yet: one minute of fake time remains.

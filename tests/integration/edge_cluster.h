@@ -1,6 +1,6 @@
 #pragma once
 
-// The edge cluster the issue 3 integration tests run on loopback (edge_e2e_test,
+// The edge cluster the edge integration tests run on loopback (edge_e2e_test,
 // lc_crash_test): a devapiserver with the sedna.io CRDs applied (kubectl), the `globalmanager`
 // binary on a fixed port (so it can come back on it after a restart), and `localcontroller`
 // binaries with the test node certificates (mTLS). Header-only; the tests link Catch2, httplib,

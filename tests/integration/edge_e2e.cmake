@@ -1,4 +1,4 @@
-# Issue 3 §5 end to end: devapiserver + the globalmanager binary + two localcontroller binaries
+# End to end: devapiserver + the globalmanager binary + two localcontroller binaries
 # over mTLS, driven by kubectl; GM restart (LC outbox), LC SIGKILL, refused identities, a worker
 # report through an LC's REST (needs kubectl; skipped like the tests above without it).
 if(NEREID_KUBECTL_BIN AND TARGET globalmanager AND TARGET localcontroller)

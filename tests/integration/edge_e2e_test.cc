@@ -1,4 +1,4 @@
-// Integration, issue 3 §5: real processes on loopback — devapiserver, the `globalmanager` binary
+// Integration, end to end: real processes on loopback — devapiserver, the `globalmanager` binary
 // and two `localcontroller` binaries with their own node certificates (mTLS), driven by kubectl:
 //   - kubectl applies one Dataset per node → both counts appear in `kubectl get datasets`;
 //   - lines appended → the count follows;
@@ -89,7 +89,7 @@ std::vector<std::string> TableRow(const std::string& table, const std::string& n
 }
 
 TEST_CASE(
-    "issue 3 end to end: devapiserver + GM + two LCs over mTLS, driven "
+    "end to end: devapiserver + GM + two LCs over mTLS, driven "
     "by kubectl",
     "[integration][e2e]") {
   testing::EdgeCluster cluster(Binaries(), "edge-e2e-");

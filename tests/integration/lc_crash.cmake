@@ -1,4 +1,4 @@
-# Issue 3 §5: an LC SIGKILLed at each failpoint of a dataset scan (common/failpoint/failpoint.h)
+# An LC SIGKILLed at each failpoint of a dataset scan (common/failpoint/failpoint.h)
 # restarts to the right count, reported once — devapiserver + the globalmanager binary + a
 # localcontroller binary over mTLS, driven by kubectl (needs kubectl; skipped like the tests above
 # without it).

@@ -1,5 +1,5 @@
-// Integration, issue 3 §5 "SIGKILL an LC during a scan -> after restart the count is right and
-// nothing is reported twice that matters", made deterministic with the LC's test-only failpoints
+// Integration: "SIGKILL an LC during a scan -> after restart the count is right and nothing is
+// reported twice that matters", made deterministic with the LC's test-only failpoints
 // (common/failpoint/failpoint.h): devapiserver + the `globalmanager` binary + one `localcontroller`
 // (mTLS), one txt Dataset. For each point a dataset growth passes on its way to the cluster —
 //   lc-dataset-before-checkpoint  counted, nothing of the scan in SQLite,

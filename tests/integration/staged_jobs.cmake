@@ -1,4 +1,4 @@
-# Issue 4 §5: an IncrementalLearningJob's round end to end — devapiserver + the globalmanager
+# An IncrementalLearningJob's round end to end — devapiserver + the globalmanager
 # binary + a localcontroller binary over mTLS, driven by kubectl (needs kubectl; skipped like the
 # tests above without it).
 if(NEREID_KUBECTL_BIN AND TARGET globalmanager AND TARGET localcontroller)

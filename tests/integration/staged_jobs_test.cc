@@ -1,4 +1,4 @@
-// Integration, issue 4 §5: an IncrementalLearningJob's lifecycle with real processes on loopback —
+// Integration: an IncrementalLearningJob's lifecycle with real processes on loopback —
 // devapiserver, the `globalmanager` binary and a `localcontroller` binary (mTLS), driven by
 // kubectl, pod phases written through the pods' status subresource as a kubelet would:
 //   - the Dataset/Model CRDs and examples/incremental-learning-job.yaml (node, paths and
@@ -326,7 +326,7 @@ std::string WorkerReport(const std::string& worker, const std::string& kind, con
       .dump();
 }
 
-TEST_CASE("issue 4: an IncrementalLearningJob's round with devapiserver + GM + LC over mTLS",
+TEST_CASE("an IncrementalLearningJob's round with devapiserver + GM + LC over mTLS",
           "[integration][staged]") {
   Cluster cluster;
   const std::string dataset_file = cluster.HostFile("/data/helmet_detection/train_data/train_data.txt");
@@ -536,7 +536,7 @@ std::string LlJobYaml() {
   return yaml;
 }
 
-TEST_CASE("issue 5: a LifelongLearningJob's round with devapiserver + GM + LC over mTLS",
+TEST_CASE("a LifelongLearningJob's round with devapiserver + GM + LC over mTLS",
           "[integration][staged]") {
   Cluster cluster;
   cluster.Watch("lifelonglearningjob", kLlJob);

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "tests/fakes/eventually.h"
 
 extern char** environ;
 
@@ -240,12 +241,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
 }
 
 bool WaitFor(const std::function<bool()>& predicate, absl::Duration timeout, absl::Duration poll) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (true) {
-    if (predicate()) return true;
-    if (absl::Now() >= deadline) return false;
-    absl::SleepFor(std::min(poll, deadline - absl::Now()));
-  }
+  return fakes::Eventually(predicate, timeout, poll);
 }
 
 std::string ListenUrl(std::string_view line) {

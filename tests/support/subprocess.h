@@ -100,7 +100,9 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                          const std::map<std::string, std::string>& env = {},
                                          std::string_view stdin_data = "");
 
-// Polls `predicate` every `poll` until it returns true (→ true) or `timeout` passes (→ false).
+// fakes::Eventually (tests/fakes/eventually.h) with the deadline required and a poll interval
+// suited to conditions that ask a child process: true once `predicate` holds, false after
+// `timeout`.
 bool WaitFor(const std::function<bool()>& predicate, absl::Duration timeout,
              absl::Duration poll = absl::Milliseconds(20));
 

@@ -18,22 +18,14 @@
 #include "common/time/fake_clock.h"
 #include "tests/common/kube/test_certs.h"
 #include "tests/common/kube/test_http_server.h"
+#include "tests/fakes/eventually.h"
 
 namespace nereid::kube {
 namespace {
 
 using testing::TestHttpServer;
 
-// Polls `pred` until it holds or `limit` of real time passes (bounded; never sleep-and-hope).
-template <typename Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
+using fakes::Eventually;
 
 void Reply(httplib::Response& res, int code, const Json& body) {
   res.status = code;
@@ -306,7 +298,7 @@ TEST_CASE("Retry-After on 429 is waited out on the clock, then retried", "[rest]
   auto result = std::async(std::launch::async, [&] {
     return f.client->Create(resources::Pods(), "ns1", Pod("ns1", "p1"));
   });
-  REQUIRE(WaitFor([&] { return f.clock.timed_waiters() == 1; }));
+  REQUIRE(Eventually([&] { return f.clock.timed_waiters() == 1; }));
   CHECK(calls.load() == 1);
   CHECK(result.wait_for(std::chrono::milliseconds(20)) == std::future_status::timeout);
   f.clock.Advance(absl::Seconds(2));
@@ -332,7 +324,7 @@ TEST_CASE("Retries are bounded and long Retry-After values are capped", "[rest]"
   auto result = std::async(std::launch::async,
                            [&] { return f.client->Get(resources::Pods(), "ns1", "p1"); });
   for (int i = 1; i <= 3; ++i) {
-    REQUIRE(WaitFor([&] { return f.clock.timed_waiters() == 1 && calls.load() == i; }));
+    REQUIRE(Eventually([&] { return f.clock.timed_waiters() == 1 && calls.load() == i; }));
     f.clock.Advance(absl::Seconds(5));  // The cap, not the server's hour.
   }
   REQUIRE(result.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
@@ -399,11 +391,11 @@ TEST_CASE("Client-side QPS limit waits on the clock", "[rest]") {
     return true;
   });
   // The burst goes through at once, the third request waits for a token.
-  REQUIRE(WaitFor([&] { return f.server.request_count() == 2 && f.clock.timed_waiters() == 1; }));
+  REQUIRE(Eventually([&] { return f.server.request_count() == 2 && f.clock.timed_waiters() == 1; }));
   CHECK(run.wait_for(std::chrono::milliseconds(20)) == std::future_status::timeout);
   CHECK(f.server.request_count() == 2);
   f.clock.Advance(absl::Milliseconds(500));  // One token at 2 qps.
-  REQUIRE(WaitFor([&] { return f.server.request_count() == 3 && f.clock.timed_waiters() == 1; }));
+  REQUIRE(Eventually([&] { return f.server.request_count() == 3 && f.clock.timed_waiters() == 1; }));
   f.clock.Advance(absl::Milliseconds(500));
   REQUIRE(run.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   CHECK(run.get());

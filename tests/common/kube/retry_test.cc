@@ -9,18 +9,14 @@
 
 #include "common/kube/errors.h"
 #include "common/time/fake_clock.h"
+#include "tests/fakes/eventually.h"
 
 namespace nereid::kube {
 namespace {
 
 // Waits (bounded) until `fn` has been called `calls` times and the retry loop sleeps on the clock.
 bool WaitForWaiter(FakeClock& clock, const std::atomic<int>& counter, int calls) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (clock.timed_waiters() == 0 || counter.load() != calls) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
+  return fakes::Eventually([&] { return clock.timed_waiters() != 0 && counter.load() == calls; });
 }
 
 absl::Status Conflict() { return ConflictError("pods", "p1", "the object has been modified"); }

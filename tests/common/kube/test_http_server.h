@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "httplib.h"
+#include "tests/fakes/eventually.h"
 
 namespace nereid::testing {
 
@@ -58,10 +59,8 @@ class TestHttpServer {
     port_ = server_->bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("bind failed");
     thread_ = std::thread([this] { server_->listen_after_bind(); });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!server_->is_running()) {
-      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("server not up");
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!fakes::Eventually([this] { return server_->is_running(); })) {
+      throw std::runtime_error("server not up");
     }
   }
 

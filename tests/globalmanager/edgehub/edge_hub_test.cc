@@ -7,6 +7,7 @@
 
 #include "globalmanager/edgehub/server.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 #include "tests/globalmanager/edgehub/fake_report_handler.h"
 #include "tests/globalmanager/edgehub/test_node.h"
 
@@ -14,6 +15,7 @@ namespace nereid::gm {
 namespace {
 
 namespace v1 = edge::v1;
+using ::nereid::fakes::Eventually;
 using ::nereid::gm::testing::FakeReportHandler;
 using ::nereid::gm::testing::RecordingListener;
 using ::nereid::testing::DatasetReport;
@@ -43,17 +45,6 @@ struct Fixture {
 
   std::unique_ptr<TestNode> Connect(const std::string& cert_node) {
     return std::make_unique<TestNode>(server->port(), TestCerts(), cert_node);
-  }
-
-  // Waits (bounded) for a hub-side condition that follows asynchronously from a node's message.
-  // Polls every 5 ms for at most 10 s.
-  template <typename Pred>
-  bool Eventually(Pred pred) {
-    for (int i = 0; i < 2000; ++i) {
-      if (pred()) return true;
-      absl::SleepFor(absl::Milliseconds(5));
-    }
-    return pred();
   }
 };
 
@@ -114,7 +105,7 @@ TEST_CASE("Hello is answered with exactly the difference, then ResyncDone", "[ed
   CHECK(done.resync_done().upserts() == 2);
   CHECK(done.resync_done().removes() == 1);
 
-  CHECK(f.Eventually([&] { return f.hub->metrics().changes_acked().Value() == 3; }));
+  CHECK(Eventually([&] { return f.hub->metrics().changes_acked().Value() == 3; }));
   EdgeHub::NodeStatus status = f.hub->Node("edge-a");
   CHECK(status.connected);
   CHECK(status.desired == 3);
@@ -189,7 +180,7 @@ TEST_CASE("a node's queue coalesces while the in-flight window is full", "[edgeh
   v1::Change third = node->NextChange();
   CHECK(Describe(third) == "remove gone");  // upsert + remove coalesced to the remove
   node->Ack(third);
-  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }));
   CHECK(f.hub->Node("edge-a").queued == 0);
 }
 
@@ -211,7 +202,7 @@ TEST_CASE("a second stream for a node replaces the first", "[edgehub]") {
   ExpectHelloReply(*new_stream, "edge-a");
   CHECK(Describe(new_stream->NextChange()) == "upsert ds@1");
   CHECK(f.hub->metrics().sessions_replaced().Value() == 1);
-  CHECK(f.Eventually([&] { return f.hub->metrics().connected_nodes().Value() == 1; }));
+  CHECK(Eventually([&] { return f.hub->metrics().connected_nodes().Value() == 1; }));
   CHECK(f.hub->Node("edge-a").connected);
 }
 
@@ -308,7 +299,7 @@ TEST_CASE("a report is ACKed only after the handler completed it, one per object
   CHECK(first.node == "edge-a");
   CHECK(first.report->seq() == 10);
   CHECK(first.report->dataset().number_of_samples() == 5);
-  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
 
   // No ReportAck is queued yet: control messages go before changes, so the next message being a
   // change proves it.
@@ -330,7 +321,7 @@ TEST_CASE("a report is ACKed only after the handler completed it, one per object
   CHECK(ack11.reason() == "ApiError");
   CHECK(f.hub->metrics().reports_accepted().Value() == 1);
   CHECK(f.hub->metrics().reports_retry().Value() == 1);
-  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 0; }));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 0; }));
 }
 
 TEST_CASE("before MarkSynced a Hello gets no removes and reports wait", "[edgehub]") {
@@ -347,13 +338,13 @@ TEST_CASE("before MarkSynced a Hello gets no removes and reports wait", "[edgehu
   v1::Change change = node->NextChange();
   CHECK(Describe(change) == "upsert new@1");
   node->Ack(change);
-  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 1; }));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 1; }));
   CHECK(f.handler.calls() == 0);
 
   // The controllers list "not-listed-yet" after all: nothing is to be removed.
   REQUIRE(f.hub->Upsert("edge-a", DatasetResource("not-listed-yet", "1", "edge-a")).ok());
   node->Report(DatasetReport(2, "stale-report", 3));
-  CHECK(f.Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
   f.hub->MarkSynced();
   // Control messages (the ReportAck of the held report about an object gone) may overtake the
   // ResyncDone; take both.
@@ -399,7 +390,7 @@ TEST_CASE("a reconnecting node is resynced from its inventory", "[edgehub]") {
     REQUIRE(Expect(*node).has_resync_done());
     node->Cancel();
   }
-  CHECK(f.Eventually([&] { return !f.hub->Node("edge-a").connected; }));
+  CHECK(Eventually([&] { return !f.hub->Node("edge-a").connected; }));
   CHECK(f.hub->metrics().connected_nodes().Value() == 0);
   // While the node is away its objects change.
   REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds1", "2", "edge-a")).ok());

@@ -9,6 +9,7 @@
 #include "globalmanager/edgehub/server.h"
 #include "tests/common/net/tcp_proxy.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 #include "tests/globalmanager/edgehub/test_node.h"
 
 namespace nereid::gm {
@@ -33,11 +34,8 @@ TEST_CASE("the hub notices a dead link through keepalive pings", "[edgehub][keep
 
   proxy.Freeze();
   const absl::Time frozen_at = absl::Now();
-  bool disconnected = false;
-  for (int i = 0; i < 3000 && !disconnected; ++i) {  // at most 15 s
-    disconnected = !hub.Node("edge-a").connected;
-    if (!disconnected) absl::SleepFor(absl::Milliseconds(5));
-  }
+  const bool disconnected = fakes::Eventually([&] { return !hub.Node("edge-a").connected; },
+                                              absl::Seconds(15), absl::Milliseconds(5));
   const absl::Duration detected_after = absl::Now() - frozen_at;
   INFO("detected after " << detected_after);
   CHECK(disconnected);

@@ -9,6 +9,7 @@
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 #include "tests/globalmanager/edgehub/fake_report_handler.h"
 #include "tests/globalmanager/edgehub/test_node.h"
 #include "tests/localcontroller/cloudlink/fakes.h"
@@ -25,15 +26,10 @@ using ::nereid::testing::DatasetReport;
 using ::nereid::testing::DatasetResource;
 using ::nereid::testing::TestCerts;
 
-// Polls every 5 ms for at most 15 s (for effects that cross threads and the network).
-template <typename Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 3000; ++i) {
-    if (pred()) return true;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return pred();
-}
+using fakes::Eventually;
+
+// Effects that cross threads and the network get longer than Eventually's default.
+constexpr absl::Duration kLinkWait = absl::Seconds(15);
 
 // A GM edge hub on 127.0.0.1 with mTLS, and an LC link for node edge-a on a fake clock.
 struct Fixture {
@@ -82,7 +78,7 @@ struct Fixture {
   void StartLink() { StartLink(Options()); }
 
   bool WaitSynced() {
-    return Eventually([&] { return link->status().synced; });
+    return Eventually([&] { return link->status().synced; }, kLinkWait);
   }
   // Waits for the link to park in backoff after `attempts` streams, then moves the fake clock to
   // its next attempt. Returns the delay it had chosen.
@@ -90,7 +86,7 @@ struct Fixture {
     const bool parked = Eventually([&] {
       LinkStatus s = link->status();
       return s.state == LinkState::kBackoff && s.attempts == attempts;
-    });
+    }, kLinkWait);
     LinkStatus s = link->status();
     INFO("state " << LinkStateName(s.state) << " attempts " << s.attempts << " last error "
                   << s.last_error << " clock " << clock.Now() << " next " << s.next_attempt);
@@ -123,7 +119,7 @@ TEST_CASE("the link syncs: Hello inventory, diff applied and committed, then ACK
                                                    "Dataset/default/old-version@2"});
   CHECK(f.store.upserts() == 2);  // only the difference
   CHECK(f.store.syncs() == 1);
-  CHECK(Eventually([&] { return f.hub->metrics().changes_acked().Value() == 3; }));
+  CHECK(Eventually([&] { return f.hub->metrics().changes_acked().Value() == 3; }, kLinkWait));
   LinkStatus status = f.link->status();
   CHECK(status.state == LinkState::kConnected);
   CHECK(status.changes_applied == 3);
@@ -136,8 +132,8 @@ TEST_CASE("the link syncs: Hello inventory, diff applied and committed, then ACK
   CHECK(Eventually([&] {
     return f.store.Held() ==
            std::vector<std::string>{"Dataset/default/new@2", "Dataset/default/old-version@2"};
-  }));
-  CHECK(Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }));
+  }, kLinkWait));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }, kLinkWait));
 }
 
 TEST_CASE("an invalid spec is NACKed with the reason and not stored", "[cloudlink]") {
@@ -180,14 +176,14 @@ TEST_CASE("reports leave the outbox in order and are dropped only when answered"
   CHECK(call.report->seq() == own);
   CHECK(call.report->dataset().number_of_samples() == 42);
   // The foreign report is refused by the hub and dropped from the outbox with the reason.
-  CHECK(Eventually([&] { return f.outbox.rejected().size() == 1; }));
+  CHECK(Eventually([&] { return f.outbox.rejected().size() == 1; }, kLinkWait));
   CHECK(f.outbox.rejected()[0].find(std::to_string(foreign) + " NotThisNode") == 0);
   // Still with the handler: not ACKed, still in the outbox.
   CHECK(f.outbox.depth() == 1);
   CHECK(f.outbox.acked().empty());
 
   call.done(gm::ReportOutcome::Accepted());
-  CHECK(Eventually([&] { return f.outbox.depth() == 0; }));
+  CHECK(Eventually([&] { return f.outbox.depth() == 0; }, kLinkWait));
   CHECK(f.outbox.acked() == std::vector<uint64_t>{own});
 
   // A report enqueued later wakes the link.
@@ -209,7 +205,7 @@ TEST_CASE("a RETRY answer keeps the report and resends it after a growing delay"
     CHECK(call.report->seq() == seq);
     call.done(gm::ReportOutcome::Retry("ApiError", "apiserver down"));
     REQUIRE(Eventually(
-        [&] { return f.link->status().reports_retried == static_cast<uint64_t>(round); }));
+        [&] { return f.link->status().reports_retried == static_cast<uint64_t>(round); }, kLinkWait));
     CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(5 * round));
     CHECK(f.outbox.depth() == 1);
     CHECK(f.handler.calls() == static_cast<std::size_t>(round));
@@ -218,10 +214,10 @@ TEST_CASE("a RETRY answer keeps the report and resends it after a growing delay"
   FakeReportHandler::Call& third = f.handler.WaitForCall(3);
   CHECK(third.report->seq() == seq);
   third.done(gm::ReportOutcome::Accepted());
-  CHECK(Eventually([&] { return f.outbox.depth() == 0; }));
+  CHECK(Eventually([&] { return f.outbox.depth() == 0; }, kLinkWait));
   f.outbox.Enqueue(DatasetReport(0, "mine", 2));
   f.handler.WaitForCall(4).done(gm::ReportOutcome::Retry("ApiError", "again"));
-  REQUIRE(Eventually([&] { return f.link->status().reports_retried == 3; }));
+  REQUIRE(Eventually([&] { return f.link->status().reports_retried == 3; }, kLinkWait));
   CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(5));
 }
 
@@ -243,15 +239,15 @@ TEST_CASE("after a reconnect everything unacked is sent once more and nothing is
     REQUIRE(intruder.Next().has_value());
     CHECK(f.AdvanceThroughBackoff(1) == absl::Seconds(1));
   }
-  REQUIRE(Eventually([&] { return f.link->status().attempts == 2 && f.link->status().synced; }));
+  REQUIRE(Eventually([&] { return f.link->status().attempts == 2 && f.link->status().synced; }, kLinkWait));
   CHECK(f.link->status().last_error.find("replaced by a newer stream") != std::string::npos);
   // The resend reached the hub while the first copy was still with the handler: not handed over
   // twice; the one completion answers it on the new stream.
-  CHECK(Eventually([&] { return f.hub->metrics().reports_deduplicated().Value() == 1; }));
+  CHECK(Eventually([&] { return f.hub->metrics().reports_deduplicated().Value() == 1; }, kLinkWait));
   CHECK(f.link->status().reports_sent == 2);
   CHECK(f.handler.calls() == 1);
   first.done(gm::ReportOutcome::Accepted());
-  CHECK(Eventually([&] { return f.outbox.depth() == 0; }));
+  CHECK(Eventually([&] { return f.outbox.depth() == 0; }, kLinkWait));
   CHECK(f.outbox.acked() == std::vector<uint64_t>{seq});
   CHECK(f.handler.calls() == 1);
 }
@@ -396,7 +392,7 @@ TEST_CASE("--insecure works only when both sides ask for it", "[cloudlink][insec
   auto link = CloudLink::Create(options, &store, &outbox);
   REQUIRE(link.ok());
   (*link)->Start();
-  CHECK(Eventually([&] { return (*link)->status().synced; }));
+  CHECK(Eventually([&] { return (*link)->status().synced; }, kLinkWait));
   CHECK(store.Held() == std::vector<std::string>{"Dataset/default/ds@1"});
   (*link)->Stop();
 
@@ -408,7 +404,7 @@ TEST_CASE("--insecure works only when both sides ask for it", "[cloudlink][insec
   auto tls_link = CloudLink::Create(tls_options, &store, &outbox);
   REQUIRE(tls_link.ok());
   (*tls_link)->Start();
-  CHECK(Eventually([&] { return (*tls_link)->status().state == LinkState::kBackoff; }));
+  CHECK(Eventually([&] { return (*tls_link)->status().state == LinkState::kBackoff; }, kLinkWait));
   CHECK((*tls_link)->status().last_connected == absl::InfinitePast());
   (*tls_link)->Stop();
   (*server)->Stop(absl::Seconds(1));

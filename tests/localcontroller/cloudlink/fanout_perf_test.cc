@@ -16,6 +16,7 @@
 #include "globalmanager/edgehub/server.h"
 #include "localcontroller/cloudlink/cloud_link.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 #include "tests/globalmanager/edgehub/test_node.h"
 #include "tests/localcontroller/cloudlink/fakes.h"
 
@@ -106,10 +107,8 @@ TEST_CASE("fan-out: create-to-ack latency and reports absorbed", "[.][perf]") {
     links.push_back(std::move(*link));
     links.back()->Start();
   }
-  auto wait = [](auto pred, absl::Duration limit) {
-    const absl::Time deadline = absl::Now() + limit;
-    while (!pred() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(2));
-    return pred();
+  const auto wait = [](const std::function<bool()>& pred, absl::Duration limit) {
+    return fakes::Eventually(pred, limit, absl::Milliseconds(2));
   };
   REQUIRE(
       wait([&] { return hub.metrics().connected_nodes().Value() == nodes; }, absl::Seconds(60)));

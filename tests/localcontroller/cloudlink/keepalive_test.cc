@@ -10,6 +10,7 @@
 #include "localcontroller/cloudlink/cloud_link.h"
 #include "tests/common/net/tcp_proxy.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 #include "tests/localcontroller/cloudlink/fakes.h"
 
 namespace nereid::lc {
@@ -40,12 +41,8 @@ TEST_CASE("the link notices a dead link through keepalive pings", "[cloudlink][k
   REQUIRE(link.ok());
   (*link)->Start();
 
-  auto wait = [](auto pred) {
-    for (int i = 0; i < 6000; ++i) {  // at most 30 s
-      if (pred()) return true;
-      absl::SleepFor(absl::Milliseconds(5));
-    }
-    return pred();
+  const auto wait = [](const std::function<bool()>& pred) {
+    return fakes::Eventually(pred, absl::Seconds(30), absl::Milliseconds(5));
   };
   REQUIRE(wait([&] { return (*link)->status().synced; }));
   proxy.Freeze();

@@ -11,6 +11,7 @@
 #include "globalmanager/edgehub/server.h"
 #include "localcontroller/cloudlink/cloud_link.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 #include "tests/globalmanager/edgehub/fake_report_handler.h"
 #include "tests/globalmanager/edgehub/test_node.h"
 
@@ -44,14 +45,10 @@ std::unique_ptr<db::LcDatabase> OpenDb(const TempDir& dir) {
   return std::move(*opened);
 }
 
-template <typename Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 3000; ++i) {
-    if (pred()) return true;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return pred();
-}
+using fakes::Eventually;
+
+// Effects that cross threads and the network get longer than Eventually's default.
+constexpr absl::Duration kLinkWait = absl::Seconds(15);
 
 TEST_CASE("reports are keyed for the outbox by object, payload type and sub key",
           "[cloudlink][db]") {
@@ -141,7 +138,7 @@ TEST_CASE("the link over the SQLite database: apply, commit, ACK and report", "[
   REQUIRE(link.ok());
   (*link)->Start();
 
-  REQUIRE(Eventually([&] { return (*link)->status().synced; }));
+  REQUIRE(Eventually([&] { return (*link)->status().synced; }, kLinkWait));
   auto stored = db->Get({"Dataset", "default", "ds1", ""});
   REQUIRE(stored.ok());
   CHECK(stored->version == "7");
@@ -161,7 +158,7 @@ TEST_CASE("the link over the SQLite database: apply, commit, ACK and report", "[
   CHECK(Eventually([&] {
     auto depth = db->OutboxDepth();
     return depth.ok() && *depth == 0;
-  }));
+  }, kLinkWait));
   (*link)->Stop();
   (*server)->Stop(absl::Seconds(1));
 }

@@ -25,8 +25,9 @@ using dataset::testing::TempDir;
 using Json = nlohmann::json;
 using ::nereid::lc::testing::DatasetCount;
 using ::nereid::lc::testing::DatasetResource;
-using ::nereid::lc::testing::Eventually;
+using ::nereid::fakes::Eventually;
 using ::nereid::lc::testing::Gm;
+using ::nereid::lc::testing::kDaemonWait;
 using ::nereid::lc::testing::JointInferenceResource;
 using ::nereid::lc::testing::ModelResource;
 using ::nereid::lc::testing::TestCerts;
@@ -87,7 +88,7 @@ TEST_CASE("a Dataset sent by the hub is counted and its report reaches the GM",
   CHECK(first->observed_version() == "v1");
   CHECK(first->dataset().update_time().seconds() > 0);
   // ACKed by the GM: the outbox drains.
-  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }));
+  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }, kDaemonWait));
 
   Json ds = lc.Get("/api/v1/datasets/default/ds1");
   CHECK(ds["status"]["numberOfSamples"] == 3);
@@ -137,7 +138,7 @@ TEST_CASE("a Dataset sent by the hub is counted and its report reaches the GM",
   CHECK(status["datasets"] == 2);
   CHECK(lc.Get("/readyz")["status"] == "ok");
 
-  REQUIRE(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }));
+  REQUIRE(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }, kDaemonWait));
   httplib::Result metrics = lc.client->Get("/metrics");
   REQUIRE(metrics);
   CHECK_THAT(metrics->body, Catch::Contains("nereid_lc_datasets_tracked 2"));
@@ -150,7 +151,7 @@ TEST_CASE("a Dataset sent by the hub is counted and its report reaches the GM",
 
   // Removal: dropped from the database and no longer monitored.
   REQUIRE(gm.hub->Remove("edge-a", DatasetResource("ds2", "1", "").ref()).ok());
-  CHECK(Eventually([&] { return lc.daemon->monitor().size() == 1; }));
+  CHECK(Eventually([&] { return lc.daemon->monitor().size() == 1; }, kDaemonWait));
   CHECK(absl::IsNotFound(lc.daemon->db().Get(ToDbRef(DatasetResource("ds2", "1", "").ref())).status()));
   lc.Get("/api/v1/datasets/default/ds2", 404);
 }
@@ -162,7 +163,7 @@ TEST_CASE("a worker report POSTed to the LC's REST reaches the GM's handler",
   REQUIRE(gm.hub->Upsert("edge-a", JointInferenceResource("helmet")).ok());
   gm.hub->MarkSynced();
   Lc lc(dir, gm.address());
-  REQUIRE(Eventually([&] { return lc.Synced(); }));
+  REQUIRE(Eventually([&] { return lc.Synced(); }, kDaemonWait));
 
   const std::string body =
       R"({"name":"edgeworker-1","namespace":"default","ownerName":"helmet",)"
@@ -184,7 +185,7 @@ TEST_CASE("a worker report POSTed to the LC's REST reaches the GM's handler",
   CHECK(report->worker().worker_name() == "edgeworker-1");
   CHECK(report->worker().status() == "running");
   CHECK(Json::parse(report->worker().owner_info_json())["inferenceNumber"] == 10);
-  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }));
+  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }, kDaemonWait));
 
   Json workers = lc.Get("/api/v1/workers");
   REQUIRE(workers["items"].size() == 1);
@@ -232,7 +233,7 @@ TEST_CASE("restarted with the GM away, the LC serves and counts its datasets fro
   {
     Lc lc(dir, gm.address());
     REQUIRE(gm.handler.WaitFor(DatasetCount("ds1", 3)).has_value());
-    REQUIRE(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }));
+    REQUIRE(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }, kDaemonWait));
   }
   const int port = gm.port();
   gm.Stop();
@@ -245,15 +246,15 @@ TEST_CASE("restarted with the GM away, the LC serves and counts its datasets fro
   CHECK(lc.Get("/readyz")["status"] == "ok");
   CHECK(lc.daemon->monitor().size() == 1);
   // The unchanged dataset is not reported again after the restart.
-  REQUIRE(Eventually([&] { return lc.daemon->monitor().stats().scans >= 1; }));
+  REQUIRE(Eventually([&] { return lc.daemon->monitor().stats().scans >= 1; }, kDaemonWait));
   CHECK(*lc.daemon->db().OutboxDepth() == 0);
 
   dir.Append("root/data/train.txt", "d\n");
   CHECK(Eventually([&] {
     Json j = lc.Get("/api/v1/datasets/default/ds1");
     return j["status"]["numberOfSamples"] == 4;
-  }));
-  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 1; }));
+  }, kDaemonWait));
+  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 1; }, kDaemonWait));
   Json status = lc.Get("/api/v1/status");
   CHECK(status["cloudLink"]["state"] != "connected");
   CHECK(status["cloudLink"]["lastSyncTime"].is_string());  // the sync before the restart
@@ -264,7 +265,7 @@ TEST_CASE("restarted with the GM away, the LC serves and counts its datasets fro
   REQUIRE(gm.hub->Upsert("edge-a", DatasetResource("ds1", "v1", "/data/train.txt")).ok());
   gm.hub->MarkSynced();
   REQUIRE(gm.handler.WaitFor(DatasetCount("ds1", 4)).has_value());
-  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }));
+  CHECK(Eventually([&] { return *lc.daemon->db().OutboxDepth() == 0; }, kDaemonWait));
   // Across both runs the count 3 was reported once: no resend storm after the restart.
   CHECK(gm.handler.Count(DatasetCount("ds1", 3)) == 1);
 }

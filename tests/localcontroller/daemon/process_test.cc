@@ -29,8 +29,9 @@ using ::nereid::lc::dataset::testing::TempDir;
 using ::nereid::lc::dataset::testing::TestServer;
 using ::nereid::lc::testing::DatasetCount;
 using ::nereid::lc::testing::DatasetResource;
-using ::nereid::lc::testing::Eventually;
+using ::nereid::fakes::Eventually;
 using ::nereid::lc::testing::Gm;
+using ::nereid::lc::testing::kDaemonWait;
 using ::nereid::lc::testing::TestCerts;
 using ::nereid::testing::ListenUrl;
 using ::nereid::testing::Subprocess;
@@ -175,7 +176,7 @@ TEST_CASE("SIGKILL during a scan with the GM away: nothing is lost, nothing rese
         return slow.is_object() && slow["status"]["numberOfSamples"] == kSlowLines;
       },
       absl::Seconds(30)));
-  CHECK(Eventually([&] { return lc.OutboxDepth() == 3; }));
+  CHECK(Eventually([&] { return lc.OutboxDepth() == 3; }, kDaemonWait));
   CHECK(lc.Get("/api/v1/datasets/default/a")["status"]["numberOfSamples"] == 3);
 
   // The GM becomes reachable: everything pending is delivered, each report once.
@@ -185,7 +186,7 @@ TEST_CASE("SIGKILL during a scan with the GM away: nothing is lost, nothing rese
   REQUIRE(gm.handler.WaitFor(DatasetCount("a", 3)).has_value());
   REQUIRE(gm.handler.WaitFor(DatasetCount("b", 5)).has_value());
   REQUIRE(gm.handler.WaitFor(DatasetCount("slow", kSlowLines)).has_value());
-  CHECK(Eventually([&] { return lc.OutboxDepth() == 0; }));
+  CHECK(Eventually([&] { return lc.OutboxDepth() == 0; }, kDaemonWait));
   CHECK(gm.handler.Count(DatasetCount("a", 3)) == 1);
   CHECK(gm.handler.Count(DatasetCount("b", 5)) == 1);
   CHECK(gm.handler.Count(DatasetCount("slow", kSlowLines)) == 1);

@@ -1,7 +1,7 @@
 #pragma once
 
 // Test helpers for whole-LC tests: a GM edge hub on 127.0.0.1 with mTLS that accepts and records
-// every report, resource builders for node edge-a, and a bounded Eventually().
+// every report, resource builders for node edge-a, and kDaemonWait, the bound on waits for a whole LC.
 
 #include <catch2/catch.hpp>
 
@@ -17,21 +17,15 @@
 #include "globalmanager/edgehub/server.h"
 #include "nereid/edge/v1/sync.pb.h"
 #include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
 
 namespace nereid::lc::testing {
 
 namespace v1 = edge::v1;
 using ::nereid::testing::TestCerts;
 
-template <typename Pred>
-inline bool Eventually(Pred pred, absl::Duration timeout = absl::Seconds(20)) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (!pred()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
+// A whole LC (threads, SQLite, the network) gets longer than Eventually's default.
+inline constexpr absl::Duration kDaemonWait = absl::Seconds(20);
 
 // The GM's side of reports: records every report and accepts it (as if written to the API).
 class AcceptingHandler final : public gm::ReportHandler {
@@ -48,7 +42,7 @@ class AcceptingHandler final : public gm::ReportHandler {
   std::optional<v1::StatusReport> WaitFor(
       const std::function<bool(const v1::StatusReport&)>& pred) {
     std::optional<v1::StatusReport> found;
-    Eventually([&] {
+    fakes::Eventually([&] {
       absl::MutexLock lock(&mu_);
       for (auto it = reports_.rbegin(); it != reports_.rend(); ++it) {
         if (pred(*it)) {
@@ -57,7 +51,7 @@ class AcceptingHandler final : public gm::ReportHandler {
         }
       }
       return false;
-    });
+    }, kDaemonWait);
     return found;
   }
   size_t Count(const std::function<bool(const v1::StatusReport&)>& pred) {

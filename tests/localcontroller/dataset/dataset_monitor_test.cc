@@ -11,12 +11,14 @@
 #include "common/time/fake_clock.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/inotify_watcher.h"
+#include "tests/fakes/eventually.h"
 #include "tests/localcontroller/dataset/temp_dir.h"
 #include "tests/localcontroller/dataset/test_http_server.h"
 
 namespace nereid::lc::dataset {
 namespace {
 
+using fakes::Eventually;
 using testing::TempDir;
 
 // Collects reports; waits on conditions with a real-time deadline (the scanner runs on its own
@@ -66,17 +68,6 @@ DatasetMonitor::Options MakeOptions(const TempDir& root, Reports* reports, Clock
     reports->AddCheckpoint(key, data);
   };
   return options;
-}
-
-// Waits (bounded, real time) until `pred` holds.
-template <typename Pred>
-bool Eventually(Pred pred, absl::Duration timeout = absl::Seconds(10)) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (!pred()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(2));
-  }
-  return true;
 }
 
 // Waits until the scanner is parked on the fake clock (so an Advance() is seen by it).

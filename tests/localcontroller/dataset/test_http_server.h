@@ -12,6 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "httplib.h"
+#include "tests/fakes/eventually.h"
 
 namespace nereid::lc::dataset::testing {
 
@@ -20,9 +21,7 @@ class TestServer {
   TestServer() {
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!server_.is_running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(1));
-    REQUIRE(server_.is_running());
+    REQUIRE(fakes::Eventually([this] { return server_.is_running(); }));
   }
   ~TestServer() {
     if (!release_.HasBeenNotified()) release_.Notify();

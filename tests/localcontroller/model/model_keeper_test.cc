@@ -8,12 +8,14 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/time/fake_clock.h"
+#include "tests/fakes/eventually.h"
 #include "tests/localcontroller/dataset/temp_dir.h"
 
 namespace nereid::lc::model {
 namespace {
 
 using dataset::testing::TempDir;
+using fakes::Eventually;
 
 VerifierOptions RootedAt(const std::string& root, size_t chunk = 1 << 20) {
   VerifierOptions options;
@@ -44,16 +46,6 @@ class Reports {
   absl::Mutex mu_;
   std::vector<ModelReport> reports_ ABSL_GUARDED_BY(mu_);
 };
-
-template <typename Pred>
-bool Eventually(Pred pred) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!pred()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(2));
-  }
-  return true;
-}
 
 struct Fixture {
   TempDir root;

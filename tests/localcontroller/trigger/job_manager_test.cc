@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/time/fake_clock.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
+#include "tests/fakes/eventually.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::lc::trigger {
@@ -389,12 +390,12 @@ TEST_CASE("the evaluation thread waits on the injected clock") {
   f.manager->Start();
   f.WriteSamples(9);
   // Bounded: the thread re-checks once the fake clock passes the trigger's period.
-  bool reported = false;
-  for (int i = 0; i < 200 && !reported; ++i) {
-    if (f.clock.timed_waiters() > 0) f.clock.Advance(absl::Seconds(30));
-    reported = !f.Outbox().empty();
-    if (!reported) absl::SleepFor(absl::Milliseconds(10));
-  }
+  const bool reported = fakes::Eventually(
+      [&] {
+        if (f.clock.timed_waiters() > 0) f.clock.Advance(absl::Seconds(30));
+        return !f.Outbox().empty();
+      },
+      absl::Seconds(10), absl::Milliseconds(10));
   f.manager->Stop();
   CHECK(reported);
 }

@@ -1,3 +1,4 @@
+#include "tests/fakes/eventually.h"
 #include "tools/devapiserver/api_server.h"
 
 #include <catch2/catch.hpp>
@@ -31,9 +32,7 @@ class ServerFixture {
     REQUIRE(port_or.ok());
     port = *port_or;
     thread = std::thread([this] { (void)server->Run(); });
-    absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!server->running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
-    REQUIRE(server->running());
+    REQUIRE(fakes::Eventually([&] { return server->running(); }));
   }
   ~ServerFixture() {
     server->Stop();
@@ -225,8 +224,7 @@ TEST_CASE("http: watch streams one event per line and notices a vanished client"
             return true;
           });
   });
-  absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (s.store->WatcherCount() == 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+  REQUIRE(fakes::Eventually([&] { return s.store->WatcherCount() != 0; }));
   REQUIRE(s.store->WatcherCount() == 1);
   auto c = s.Client();
   REQUIRE(c.Post("/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"w"}})", "application/json"));
@@ -236,14 +234,15 @@ TEST_CASE("http: watch streams one event per line and notices a vanished client"
   CHECK(received.find("{\"object\":") != std::string::npos);
   CHECK(received.back() == '\n');
   // The server notices the hang-up on its next write (bookmark/heartbeat) and drops the watcher.
-  deadline = absl::Now() + absl::Seconds(10);
-  while (s.store->WatcherCount() != 0 && absl::Now() < deadline) {
-    // WatcherCount counts registered watchers; closed ones are pruned on the next publish.
-    (void)c.Post("/api/v1/namespaces/default/configmaps", R"({"metadata":{"generateName":"tick-"}})",
-                 "application/json");
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  CHECK(s.store->WatcherCount() == 0);
+  // WatcherCount counts registered watchers; closed ones are pruned on the next publish.
+  CHECK(fakes::Eventually(
+      [&] {
+        if (s.store->WatcherCount() == 0) return true;
+        (void)c.Post("/api/v1/namespaces/default/configmaps",
+                     R"({"metadata":{"generateName":"tick-"}})", "application/json");
+        return false;
+      },
+      absl::Seconds(10), absl::Milliseconds(20)));
 }
 
 TEST_CASE("http: dozens of open watches do not starve normal requests") {
@@ -258,8 +257,7 @@ TEST_CASE("http: dozens of open watches do not starve normal requests") {
             [&](const char*, size_t) { return !stop.load(); });
     });
   }
-  absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (s.store->WatcherCount() < kWatches && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
+  fakes::Eventually([&] { return s.store->WatcherCount() >= kWatches; }, absl::Seconds(20));
   CHECK(s.store->WatcherCount() == kWatches);
   auto c = s.Client();
   absl::Time start = absl::Now();
