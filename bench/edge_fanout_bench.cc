@@ -1,4 +1,4 @@
-// GM fan-out benchmark (issue 3 §6): a real `globalmanager` process with mTLS, fed by a real
+// GM fan-out benchmark: a real `globalmanager` process with mTLS, fed by a real
 // `devapiserver`, serving N simulated edge nodes (bench/edge_simulator) from this process.
 //
 //   edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs scripts/gen-certs.sh

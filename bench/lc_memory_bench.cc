@@ -14,8 +14,9 @@
 //   lc_memory_bench --localcontroller PATH (--gen-certs SCRIPT | --insecure) [--datasets N]
 //                   [--dir DIR] [--settle SECONDS] [--enforce]
 //
-// Targets (issue 3 §6): idle <= 20 MB, 1,000 datasets tracked <= 40 MB. Exit status 1 when a count
-// is wrong or an LC fails; with --enforce also when a target is missed.
+// Targets (the LC's memory budget on small edge devices): idle <= 20 MB, 1,000 datasets tracked
+// <= 40 MB. Exit status 1 when a count is wrong or an LC fails; with --enforce also when a target
+// is missed.
 
 #include <fcntl.h>
 #include <signal.h>

@@ -12,7 +12,7 @@
 // Kubernetes API: --kubeconfig, else $KUBECONFIG, else the in-cluster service account, else
 // ~/.kube/config (common/kube/config.h). In a pod, give no kubeconfig.
 //
-// YAML file: Sedna's GM config keys (sedna-facts §6) so an existing gm.yaml loads —
+// YAML file: Sedna's GM config keys (docs/sedna-compatibility.md) so an existing gm.yaml loads —
 //   kubeConfig, namespace, localController: {server}, knowledgeBaseServer: {server},
 //   minResyncPeriodSeconds; `master` must be empty (put the server in the kubeconfig) and
 //   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
@@ -44,7 +44,7 @@ struct LeaderElectionSettings {
   std::string lease_name = "nereid-gm";
   // "" → $POD_NAME, else "<hostname>_<random>" (client-go's choice: unique per process).
   std::string identity;
-  // controller-runtime's defaults (reliability-perf-anchors §0).
+  // controller-runtime's defaults (15 s lease, 10 s renew deadline, 2 s retry).
   absl::Duration lease_duration = absl::Seconds(15);
   absl::Duration renew_deadline = absl::Seconds(10);
   absl::Duration retry_period = absl::Seconds(2);

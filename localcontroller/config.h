@@ -8,7 +8,7 @@
 //                   [--max-request-bytes N] [--http-threads N] [--log-level LEVEL]
 // (`--flag value` and `--flag=value` both work.)
 //
-// Environment, as Sedna's LC DaemonSet sets it (sedna-facts §6):
+// Environment, as Sedna's LC DaemonSet sets it (docs/sedna-compatibility.md):
 //   NODENAME          --node
 //   GM_ADDRESS        --gm ("gm.sedna:9000")
 //   BIND_PORT         the port of --listen; the host stays what the file/default says

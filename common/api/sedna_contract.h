@@ -3,7 +3,8 @@
 // The Sedna contract in one place: the sedna.io/v1alpha1 resources, the labels Sedna puts on every
 // worker it creates, the worker types, the env vars injected into workers, well-known ports,
 // annotations and paths. Existing Sedna worker images and the Sedna Python SDK depend on these
-// exact spellings (sedna-facts §5.2), so controllers must take them from here, never retype them.
+// exact spellings (docs/sedna-compatibility.md), so controllers must take them from here, never
+// retype them.
 
 #include <map>
 #include <string>
@@ -85,7 +86,7 @@ inline constexpr int kJointInferenceCloud = 5000;  // JI cloud worker (BIG_MODEL
 inline constexpr int kAggregation = 7363;          // FL aggregation worker (AGG_BIND_PORT).
 }  // namespace ports
 
-// ---- Env vars injected into every container of a worker (sedna-facts §5.2, §4.7).
+// ---- Env vars injected into every container of a worker.
 namespace env {
 // All workers.
 inline constexpr std::string_view kNamespace = "NAMESPACE";

@@ -1,6 +1,6 @@
 #pragma once
 
-// Checks one Model's file (seed 001: the model's integrity is its SHA-256). Stateless and
+// Checks one Model's file (its integrity is its SHA-256, Model.spec.sha256). Stateless and
 // thread-compatible: the caller keeps the previous Check and hands it back so an unchanged file is
 // not read again.
 //

@@ -1,7 +1,8 @@
 #pragma once
 
 // The LC half of the IncrementalLearningJob / LifelongLearningJob stage machine (Sedna's
-// managers/incrementallearning and lifelonglearning, sedna-facts §4.4), fixed where Sedna is weak.
+// managers/incrementallearning and lifelonglearning), fixed where Sedna is weak
+// (docs/sedna-compatibility.md).
 // The daemon dispatches IL/LL Resources here (ResourceHandler); the GM's stage machine
 // (globalmanager/controllers/stage_machine.h) acts on the TriggerEvents this sends upstream.
 //

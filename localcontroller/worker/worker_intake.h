@@ -1,6 +1,7 @@
 #pragma once
 
-// Intake of worker reports (POST /sedna/workers/{worker}/info, sedna-facts §4.5), independent of
+// Intake of worker reports (POST /sedna/workers/{worker}/info, Sedna's call: see
+// docs/sedna-compatibility.md), independent of
 // HTTP: the server hands over the path's worker name and the body and writes the reply
 // {"Status": status, "Message": message} that Submit returns.
 //
