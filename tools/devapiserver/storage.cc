@@ -1,7 +1,7 @@
-#include "tools/devapiserver/storage.h"
-
-// CRUD and watch (the rest of the Store is in admission.cc, list_paging.cc and
+// The Store's CRUD and watch (the rest of it is in admission.cc, list_paging.cc and
 // garbage_collection.cc).
+
+#include "tools/devapiserver/storage.h"
 
 #include <algorithm>
 
