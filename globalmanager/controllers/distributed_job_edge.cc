@@ -1,13 +1,11 @@
 #include "globalmanager/controllers/distributed_job_edge.h"
 
 #include <algorithm>
-#include <iterator>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/job/distributed_job.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
@@ -23,24 +21,6 @@ using kube::Json;
 namespace v1 = edge::v1;
 
 constexpr std::string_view kKind = job::kDistributedJobKind;
-
-uint64_t Fnv1a64(std::string_view data) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : data) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
-// The version a node compares: the job's spec version plus what concerns this node (its tasks
-// and their pods bound there), so a pod bound elsewhere does not resend the object to this node.
-std::string NodeVersion(const Json& object, const v1::DistributedJobSpec& spec) {
-  std::string bytes;
-  // No map fields in DistributedJobSpec: the encoding of equal messages is equal.
-  spec.SerializeToString(&bytes);
-  return absl::StrFormat("%s-%016x", EdgeVersion(object), Fnv1a64(bytes));
-}
 
 v1::DistributedJobSpec::Task* TaskEntry(v1::DistributedJobSpec* spec, const job::Task& task) {
   for (v1::DistributedJobSpec::Task& t : *spec->mutable_tasks()) {
@@ -157,7 +137,9 @@ void DistributedJobEdge::JobPlaced(const JobPlacementView& view) {
     it = announced.versions.erase(it);
   }
   for (auto& [node, spec] : specs) {
-    const std::string version = NodeVersion(*view.object, spec);
+    // The job's spec version plus what concerns this node (its tasks and their pods bound there),
+    // so a pod bound elsewhere does not resend the object to this node.
+    const std::string version = EdgeVersion(*view.object, spec);
     auto it = announced.versions.find(node);
     if (!recreated && it != announced.versions.end() && it->second == version) continue;
     v1::Resource resource;

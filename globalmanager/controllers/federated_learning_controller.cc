@@ -68,15 +68,6 @@ Json NodePlacementView(const Json& node) {
   return view;
 }
 
-std::string EdgeSpecVersion(const Json& job, const v1::FederatedLearningJobSpec& spec) {
-  Json content = {spec.aggregation_model_name(), spec.pretrained_model_name(), spec.transmitter(),
-                  Json::array()};
-  for (const auto& worker : spec.training_workers()) {
-    content[3].push_back({worker.dataset_name(), worker.node_name()});
-  }
-  return absl::StrCat(EdgeVersion(job), "-", ContentHash(content).substr(0, 8));
-}
-
 void AppendWorkerName(Json* pod) {
   const std::string name = kube::Name(*pod);
   Json* containers = nullptr;
@@ -462,7 +453,7 @@ absl::Status FederatedLearningController::Place(const std::string& key, const Js
   }
   for (const std::string& node : nodes) {
     v1::FederatedLearningJobSpec spec = plan.EdgeSpecFor(node);
-    const std::string version = EdgeSpecVersion(job, spec);
+    const std::string version = EdgeVersion(job, spec);
     auto it = placed.versions.find(node);
     if (it != placed.versions.end() && it->second == version) continue;
     v1::Resource resource;

@@ -408,10 +408,6 @@ ChildAction Decide(const kube::Json* existing, const WorkerOwner& owner, bool di
   return differs ? ChildAction::kUpdate : ChildAction::kNone;
 }
 
-std::string HashOf(const Json& object) {
-  return kube::Annotation(object, kTemplateHashAnnotation).value_or("");
-}
-
 }  // namespace
 
 absl::Status JointInferenceController::SyncDeployments(const Json& object,
@@ -428,7 +424,7 @@ absl::Status JointInferenceController::SyncDeployments(const Json& object,
     absl::StatusOr<kube::ObjectPtr> cached = deployments_->GetLister().Get(owner.ns, name);
     const Json* existing = cached.ok() ? cached->get() : nullptr;
     const Json* want_replicas = kube::FindPath(desired.object, "spec.replicas");
-    const bool template_differs = existing != nullptr && HashOf(*existing) != HashOf(desired.object);
+    const bool template_differs = existing != nullptr && TemplateHashOf(*existing) != TemplateHashOf(desired.object);
     const bool replicas_differ =
         existing != nullptr && !desired.has_hpa && want_replicas != nullptr &&
         kube::FindPath(*existing, "spec.replicas") != nullptr &&
@@ -459,7 +455,7 @@ absl::Status JointInferenceController::SyncDeployments(const Json& object,
         updated["spec"]["template"] = desired.object["spec"]["template"];
         if (!desired.has_hpa && want_replicas != nullptr) updated["spec"]["replicas"] = *want_replicas;
         updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] =
-            HashOf(desired.object);
+            TemplateHashOf(desired.object);
         for (auto& [k, v] : desired.object["metadata"]["labels"].items()) {
           updated["metadata"]["labels"][k] = v;
         }
@@ -520,7 +516,7 @@ absl::Status JointInferenceController::SyncService(const Json& object, const JiC
   const std::string name = kube::Name(desired);
   absl::StatusOr<kube::ObjectPtr> cached = k8s_services_->GetLister().Get(owner.ns, name);
   const Json* existing = cached.ok() ? cached->get() : nullptr;
-  const bool differs = existing != nullptr && HashOf(*existing) != HashOf(desired);
+  const bool differs = existing != nullptr && TemplateHashOf(*existing) != TemplateHashOf(desired);
   switch (Decide(existing, owner, differs)) {
     case ChildAction::kCreate: {
       absl::StatusOr<Json> created = context().client->Create(resource, owner.ns, desired);
@@ -542,7 +538,7 @@ absl::Status JointInferenceController::SyncService(const Json& object, const JiC
       Json updated = *existing;
       updated["spec"]["ports"] = desired["spec"]["ports"];
       updated["spec"]["selector"] = desired["spec"]["selector"];
-      updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = HashOf(desired);
+      updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = TemplateHashOf(desired);
       absl::StatusOr<Json> result = context().client->Update(resource, updated);
       if (result.ok()) {
         Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,
@@ -577,7 +573,7 @@ absl::Status JointInferenceController::SyncHpas(const Json& object, const JiChil
     wanted.insert(name);
     absl::StatusOr<kube::ObjectPtr> cached = hpas_->GetLister().Get(owner.ns, name);
     const Json* existing = cached.ok() ? cached->get() : nullptr;
-    const bool differs = existing != nullptr && HashOf(*existing) != HashOf(desired);
+    const bool differs = existing != nullptr && TemplateHashOf(*existing) != TemplateHashOf(desired);
     switch (Decide(existing, owner, differs)) {
       case ChildAction::kCreate: {
         absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
@@ -599,7 +595,7 @@ absl::Status JointInferenceController::SyncHpas(const Json& object, const JiChil
       case ChildAction::kUpdate: {
         Json updated = *existing;
         updated["spec"] = desired["spec"];
-        updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = HashOf(desired);
+        updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = TemplateHashOf(desired);
         absl::StatusOr<Json> result = client.Update(resource, updated);
         if (result.ok()) {
           Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,

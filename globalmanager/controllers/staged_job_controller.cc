@@ -3,12 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_cat.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
@@ -112,15 +108,6 @@ std::string PodPhase(const Json& pod) { return kube::StringAt(pod, "status.phase
 bool Finished(const Json& pod) {
   const std::string phase = PodPhase(pod);
   return phase == "Succeeded" || phase == "Failed";
-}
-
-uint64_t Fnv1a(std::string_view data) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : data) {
-    hash ^= ch;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
 }
 
 }  // namespace
@@ -578,7 +565,7 @@ void StagedJobController::Pass::ObserveInference() {
       continue;
     }
     if (kube::IsBeingDeleted(*pod)) continue;
-    const std::string hash = kube::Annotation(*pod, kTemplateHashAnnotation).value_or("");
+    const std::string hash = TemplateHashOf(*pod);
     if (hash != inference_hash_ || Finished(*pod)) {
       inference_drop_.push_back(pod);
     } else {
@@ -959,15 +946,7 @@ std::map<std::string, v1::Resource> StagedJobController::EdgeResources(
   v1::Resource resource;
   *resource.mutable_ref() = EdgeRef(kind_->kind(), object);
   kind_->FillEdgeSpec(job, nodes, current, &resource);
-  std::string serialized;
-  {
-    // Deterministic bytes, so the same spec always has the same version.
-    google::protobuf::io::StringOutputStream stream(&serialized);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    resource.SerializeToCodedStream(&coded);
-  }
-  resource.set_version(absl::StrFormat("%s-%016x", EdgeVersion(object), Fnv1a(serialized)));
+  resource.set_version(EdgeVersion(object, resource));
 
   std::map<std::string, v1::Resource> out;
   for (const std::string& node :

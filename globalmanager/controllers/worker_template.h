@@ -48,6 +48,7 @@
 #include "common/api/common_types.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
+#include "globalmanager/controllers/content_hash.h"
 
 namespace nereid::gm {
 
@@ -155,10 +156,10 @@ kube::Json BuildWorkerService(const WorkerOwner& owner, std::string_view worker_
 // "<service>.<namespace>": how workers address a Service (BIG_MODEL_IP, AGG_IP), as Sedna.
 std::string ServiceHost(const WorkerOwner& owner, std::string_view service_name);
 
-// Stable 16-hex-digit hash of a JSON document (FNV-1a over its canonical dump: object keys are
-// sorted), for "is this child still what the spec asks for".
-std::string ContentHash(const kube::Json& json);
+// ContentHash (content_hash.h) of what a child was built from.
 inline constexpr std::string_view kTemplateHashAnnotation = "nereid.io/template-hash";
+// The kTemplateHashAnnotation a child carries ("" when none).
+std::string TemplateHashOf(const kube::Json& child);
 
 // A label value Kubernetes accepts (at most 63 characters): `value` itself when it fits, else its
 // first 54 characters, '-' and 8 hex digits of its hash (Sedna would fail to create the child).
