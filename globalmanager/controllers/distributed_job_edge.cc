@@ -13,6 +13,7 @@
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
 namespace {
@@ -223,8 +224,6 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
   const absl::Time at =
       net::FromProtoTime(worker.time()).value_or(options_.clock->Now());
   entry["time"] = kube::FormatTimestamp(at);
-  entry["results"] = nullptr;           // merge patch: drop an older report's results
-  entry["resultsTruncated"] = nullptr;
   if (!worker.results_json().empty()) {
     Json results = worker.results_json().size() > options_.max_results_bytes
                        ? Json(Json::value_t::discarded)
@@ -236,28 +235,32 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
     }
   }
 
-  // The same report again (a resend after a lost ACK): nothing to write.
-  Json stored = entry;
-  for (auto it = stored.begin(); it != stored.end();) {
-    it = it->is_null() ? stored.erase(it) : std::next(it);
-  }
+  // The same report again (a resend after a lost ACK): nothing to write, not even a GET.
   if (const Json* current = kube::FindPath(object, "status.workerReports");
       current != nullptr && current->is_object()) {
     auto it = current->find(task->name);
-    if (it != current->end() && *it == stored) return ReportOutcome::Accepted();
+    if (it != current->end() && *it == entry) return ReportOutcome::Accepted();
   }
 
-  Json patch = {{"status", {{"workerReports", {{task->name, std::move(entry)}}}}}};
-  absl::StatusOr<Json> written = options_.client->Patch(
-      job::DistributedJobs(), ref.namespace_(), ref.name(), kube::PatchType::kMerge, patch,
-      "status");
+  // The task's entry is replaced whole (an older report's results go); the library's status
+  // fields beside workerReports are left as they are.
+  absl::StatusOr<StatusWrite> written = WriteStatus(
+      *options_.client, job::DistributedJobs(), ref.namespace_(), ref.name(), ref.uid(),
+      [&](const Json&, Json* status) -> absl::Status {
+        Json& reports = (*status)["workerReports"];
+        if (!reports.is_object()) reports = Json::object();
+        reports[task->name] = entry;
+        return absl::OkStatus();
+      },
+      *cached);
   if (!written.ok()) {
     if (absl::IsNotFound(written.status())) {
       return ReportOutcome::Rejected("ObjectGone", std::string(written.status().message()));
     }
     LOG(WARNING) << "distributedjob " << key << ": worker report " << report.seq() << " from node "
                  << node << " not written: " << written.status();
-    return ReportOutcome::Retry("ApiError", std::string(written.status().message()));
+    return ReportOutcome::Retry(kube::IsConflict(written.status()) ? "Conflict" : "ApiError",
+                                std::string(written.status().message()));
   }
   LOG(DEBUG) << "distributedjob " << key << ": worker " << worker.worker_name() << " on node "
              << node << " reports " << worker.status();

@@ -241,56 +241,6 @@ kube::EventType EventTypeFor(std::string_view condition_type) {
 
 std::string EventReason(const api::Condition& c) { return absl::StrCat(c.stage, c.type); }
 
-// Read-modify-write of a status that never waits (gm::WriteStatus backs off on the Clock between
-// conflicts): from `cached` first when given, then up to `fresh_attempts` fresh reads. The only
-// writers that conflict here are this controller's reconcile and its report handler; a conflict
-// left at the end is returned (and "nothing to change" is concluded from a fresh read only) — the
-// reconcile is re-enqueued by the informer anyway (a conflict
-// means a newer object is on its way), the LC resends a report answered Retry.
-absl::StatusOr<StatusWrite> WriteStatusNow(kube::KubeClient& client, const kube::Resource& resource,
-                                           std::string_view ns, std::string_view name,
-                                           std::string_view uid, const StatusMutator& mutate,
-                                           const ObjectPtr& cached, int fresh_attempts) {
-  absl::Status last = absl::AbortedError("no attempt");
-  for (int attempt = cached != nullptr ? -1 : 0; attempt < fresh_attempts; ++attempt) {
-    Json object;
-    if (attempt < 0) {
-      object = *cached;
-    } else {
-      absl::StatusOr<Json> fresh = client.Get(resource, ns, name);
-      if (!fresh.ok()) return fresh.status();
-      object = *std::move(fresh);
-    }
-    if (!uid.empty() && kube::Uid(object) != uid) {
-      return absl::NotFoundError(absl::StrCat(resource.kind, " ", kube::Key(object),
-                                              " was re-created (uid ", kube::Uid(object),
-                                              ", expected ", ToAbsl(uid), ")"));
-    }
-    StatusWrite write;
-    const Json* current = kube::FindPath(object, "status");
-    write.before = current != nullptr && current->is_object() ? *current : Json::object();
-    write.after = write.before;
-    RETURN_IF_ERROR(mutate(object, &write.after));
-    if (write.after == write.before) {
-      // "Nothing to do" only counts on a fresh copy: a stale cache may not show the state that
-      // makes a report applicable.
-      if (attempt < 0 && fresh_attempts > 0) continue;
-      write.object = std::move(object);
-      return write;
-    }
-    object["status"] = write.after;
-    absl::StatusOr<Json> updated = client.UpdateStatus(resource, object);
-    if (updated.ok()) {
-      write.written = true;
-      write.object = *std::move(updated);
-      return write;
-    }
-    last = updated.status();
-    if (!kube::IsConflict(last)) return last;
-  }
-  return last;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -686,7 +636,7 @@ absl::Status StagedJobController::Pass::WriteStatus() {
   if (next == status_) return absl::OkStatus();
 
   const std::vector<api::Condition>& started_from = started_from_;
-  absl::StatusOr<StatusWrite> write = WriteStatusNow(
+  absl::StatusOr<StatusWrite> write = gm::WriteStatus(
       *c_->context().client, c_->kind_->resource(), id_.ns, id_.name, id_.uid,
       [&](const Json&, Json* status) -> absl::Status {
         // A report may have changed the history (a new stage, a worker's output) since the cache
@@ -707,7 +657,7 @@ absl::Status StagedJobController::Pass::WriteStatus() {
         }
         return absl::OkStatus();
       },
-      object_, /*fresh_attempts=*/1);
+      object_, /*max_fresh_attempts=*/1);
   if (!write.ok()) {
     if (write.status().code() == absl::StatusCode::kAborted || kube::IsConflict(write.status())) {
       // The object moved on (a report was applied): its informer event brings the job back, and
@@ -1045,7 +995,7 @@ absl::Status StagedJobController::RecordNotRunnable(const std::string& key,
   RETURN_IF_ERROR(Unplace(key));
   if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
   const absl::Time now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatusNow(
+  absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, kind_->resource(), kube::Namespace(*object), kube::Name(*object),
       kube::Uid(*object),
       [&](const Json& current, Json* status) -> absl::Status {
@@ -1055,7 +1005,7 @@ absl::Status StagedJobController::RecordNotRunnable(const std::string& key,
         (*status)["observedGeneration"] = kube::Generation(current);
         return absl::OkStatus();
       },
-      object, /*fresh_attempts=*/3);
+      object, /*max_fresh_attempts=*/3);
   if (!write.ok()) {
     if (absl::IsNotFound(write.status())) return absl::OkStatus();
     return write.status();
@@ -1176,7 +1126,7 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
   const absl::Time now = context().clock->Now();
   std::string ignored;
   std::optional<api::Condition> appended;
-  absl::StatusOr<StatusWrite> write = WriteStatusNow(
+  absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, kind_->resource(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json& object, Json* status) -> absl::Status {
         ignored.clear();
@@ -1239,7 +1189,7 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
         }
         return absl::OkStatus();
       },
-      cached, /*fresh_attempts=*/5);
+      cached);
   if (!write.ok()) return WriteFailure(kind_->kind(), key, node, report, write.status());
   if (!ignored.empty()) {
     LOG(DEBUG) << kind_->kind() << " " << key << ": " << event.status() << " of "
@@ -1277,7 +1227,7 @@ ReportOutcome StagedJobController::HandleWorker(std::string_view node,
   if (models->empty()) return ReportOutcome::Accepted();
   const absl::Time now = context().clock->Now();
   bool attached = false;
-  absl::StatusOr<StatusWrite> write = WriteStatusNow(
+  absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, kind_->resource(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json&, Json* status) -> absl::Status {
         attached = false;
@@ -1309,7 +1259,7 @@ ReportOutcome StagedJobController::HandleWorker(std::string_view node,
         kind_->OnOutputModels(*models, status);
         return absl::OkStatus();
       },
-      cached, /*fresh_attempts=*/5);
+      cached);
   if (!write.ok()) return WriteFailure(kind_->kind(), key, node, report, write.status());
   if (attached) {
     LOG(INFO) << kind_->kind() << " " << key << ": " << models->size() << " output model(s) of the "
