@@ -63,7 +63,10 @@ bool TemplateSelectsNodes(const job::Task& task) {
 }  // namespace
 
 DistributedJobEdge::DistributedJobEdge(Options options, kube::Lister jobs, kube::Lister nodes)
-    : options_(std::move(options)), jobs_(std::move(jobs)), nodes_(std::move(nodes)) {}
+    : options_(std::move(options)),
+      jobs_(std::move(jobs)),
+      nodes_(std::move(nodes)),
+      announced_(options_.edge, "distributedjob") {}
 
 bool DistributedJobEdge::IsEdgeNode(const std::string& node) const {
   absl::StatusOr<kube::ObjectPtr> object = nodes_.GetByKey(node);
@@ -109,83 +112,45 @@ void DistributedJobEdge::JobPlaced(const JobPlacementView& view) {
   const std::string key = view.job.Key();
   std::string selection_error;
   std::map<std::string, v1::DistributedJobSpec> specs = NodeSpecs(view, &selection_error);
-  const v1::ObjectRef ref = EdgeRef(kKind, *view.object);
-
-  absl::MutexLock lock(&mu_);
-  Announced& announced = announced_[key];
   if (!selection_error.empty()) {
     const std::string generation = EdgeVersion(*view.object);
-    if (announced.bad_selection_logged != generation) {
+    absl::MutexLock lock(&mu_);
+    if (bad_selection_logged_[key] != generation) {
       LOG(WARNING) << "distributedjob " << key << ": " << selection_error
                    << "; that task is announced only to the nodes its pods are bound to";
-      announced.bad_selection_logged = generation;
+      bad_selection_logged_[key] = generation;
     }
   }
-  const bool recreated = !announced.ref.uid().empty() && announced.ref.uid() != ref.uid();
-  // Nodes that no longer concern the job.
-  for (auto it = announced.versions.begin(); it != announced.versions.end();) {
-    if (specs.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    if (absl::Status s = options_.edge->Remove(it->first, announced.ref); !s.ok()) {
-      LOG(WARNING) << "distributedjob " << key << ": remove from node " << it->first
-                   << " failed: " << s;
-      ++it;
-      continue;
-    }
-    LOG(INFO) << "distributedjob " << key << ": removed from node " << it->first;
-    it = announced.versions.erase(it);
-  }
+  const v1::ObjectRef ref = EdgeRef(kKind, *view.object);
+  std::map<std::string, v1::Resource> resources;
   for (auto& [node, spec] : specs) {
+    v1::Resource& resource = resources[node];
+    *resource.mutable_ref() = ref;
     // The job's spec version plus what concerns this node (its tasks and their pods bound there),
     // so a pod bound elsewhere does not resend the object to this node.
-    const std::string version = EdgeVersion(*view.object, spec);
-    auto it = announced.versions.find(node);
-    if (!recreated && it != announced.versions.end() && it->second == version) continue;
-    v1::Resource resource;
-    *resource.mutable_ref() = ref;
-    resource.set_version(version);
+    resource.set_version(EdgeVersion(*view.object, spec));
     *resource.mutable_distributed_job() = std::move(spec);
-    if (absl::Status s = options_.edge->Upsert(node, std::move(resource)); !s.ok()) {
-      LOG(WARNING) << "distributedjob " << key << ": announcing to node " << node
-                   << " failed: " << s;
-      continue;
-    }
-    LOG(DEBUG) << "distributedjob " << key << ": announced to node " << node << " (version "
-               << version << ")";
-    announced.versions[node] = version;
   }
-  announced.ref = ref;
-  if (announced.versions.empty()) announced_.erase(key);
+  // A node that failed is retried on the job's next pass (logged by EdgePlacements).
+  if (absl::Status s = announced_.Sync(key, resources); !s.ok()) {
+    LOG(WARNING) << "distributedjob " << key << ": the edge registry is not up to date: " << s;
+  }
 }
 
 void DistributedJobEdge::JobRemoved(const std::string& kind, const std::string& key) {
   if (kind != kKind) return;
-  absl::MutexLock lock(&mu_);
-  auto it = announced_.find(key);
-  if (it == announced_.end()) return;
-  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
-    if (absl::Status s = options_.edge->Remove(node->first, it->second.ref); !s.ok()) {
-      LOG(WARNING) << "distributedjob " << key << ": remove from node " << node->first
-                   << " failed: " << s;
-      ++node;
-      continue;
-    }
-    LOG(INFO) << "distributedjob " << key << ": removed from node " << node->first
-              << " (job deleted)";
-    node = it->second.versions.erase(node);
+  {
+    absl::MutexLock lock(&mu_);
+    bad_selection_logged_.erase(key);
   }
-  if (it->second.versions.empty()) announced_.erase(it);
+  if (absl::Status s = announced_.Forget(key); !s.ok()) {
+    LOG(WARNING) << "distributedjob " << key << ": not removed from every node: " << s;
+  }
 }
 
 std::vector<std::string> DistributedJobEdge::NodesOf(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  std::vector<std::string> nodes;
-  auto it = announced_.find(key);
-  if (it == announced_.end()) return nodes;
-  for (const auto& [node, version] : it->second.versions) nodes.push_back(node);
-  return nodes;
+  std::set<std::string> nodes = announced_.Nodes(key);
+  return {nodes.begin(), nodes.end()};
 }
 
 ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
@@ -193,9 +158,7 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " does not carry a worker report"));
+    return RejectedPayload(report, "a worker report");
   }
   absl::StatusOr<kube::ObjectPtr> cached = jobs_.GetByKey(key);
   if (!cached.ok() || (!ref.uid().empty() && kube::Uid(**cached) != ref.uid())) {
@@ -254,13 +217,7 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
       },
       *cached);
   if (!written.ok()) {
-    if (absl::IsNotFound(written.status())) {
-      return ReportOutcome::Rejected("ObjectGone", std::string(written.status().message()));
-    }
-    LOG(WARNING) << "distributedjob " << key << ": worker report " << report.seq() << " from node "
-                 << node << " not written: " << written.status();
-    return ReportOutcome::Retry(kube::IsConflict(written.status()) ? "Conflict" : "ApiError",
-                                std::string(written.status().message()));
+    return ReportWriteFailure("distributedjob", key, node, report, written.status());
   }
   LOG(DEBUG) << "distributedjob " << key << ": worker " << worker.worker_name() << " on node "
              << node << " reports " << worker.status();

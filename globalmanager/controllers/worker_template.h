@@ -3,7 +3,8 @@
 // Worker templates: how every Sedna workload controller (JointInferenceService,
 // FederatedLearningJob, Incremental/LifelongLearningJob) turns the user's PodTemplateSpec into the
 // children it creates — Pods, Deployments, Services — so Sedna worker images run unchanged
-// (sedna-facts §5.2, §4.7) and nothing the user wrote is lost.
+// (same env names, labels and mount paths as Sedna's controllers) and nothing the user wrote is
+// lost.
 //
 // BuildWorkerTemplate(owner, user_template, params) returns a PodTemplateSpec:
 //   metadata  the template's labels and annotations (metadata.name is ignored, as in Sedna), plus
