@@ -1,7 +1,7 @@
 #pragma once
 
-// The condition algebra of job-semantics §3.2 (training-operator's setCondition/filterOutCondition)
-// with the fixes §3.4/§10.3 ask for:
+// The condition algebra of training-operator's setCondition/filterOutCondition, with its flaws
+// fixed (README.md, "Decisions"):
 //   - at most one condition per type; a changed condition moves to the end of the list;
 //   - same type, status and reason → only the message (and lastUpdateTime) may change; a new status
 //     sets lastTransitionTime, a new reason with the same status keeps it;

@@ -1,7 +1,7 @@
 #pragma once
 
 // Expectations: what a job reconcile is still waiting to see in its informer caches
-// (kube-controller-manager's ControllerExpectations; job-semantics §5). Without them a reconcile
+// (kube-controller-manager's ControllerExpectations). Without them a reconcile
 // that runs before the pod informer has delivered the pods it just created would create them
 // again (deterministic names make that an AlreadyExists error rather than a duplicate, but a
 // deleted pod that has not left the cache yet would be counted as failed twice).

@@ -8,8 +8,9 @@
 // cached.
 //
 // PodGroupAdmitted: Volcano sets status.phase to Inqueue once the whole gang fits; pods are created
-// only then (Volcano's own job controller and training-operator with Volcano do the same; users ask
-// for it, job-semantics §9.2 item 5). Pending or no phase yet → wait.
+// only then (Volcano's own job controller and training-operator with Volcano do the same; pods
+// created before admission would hold resources while the rest of the gang cannot start). Pending
+// or no phase yet → wait.
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"

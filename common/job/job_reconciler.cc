@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/api/validation.h"
 #include "common/job/conditions.h"
+#include "common/job/event_reasons.h"
+#include "common/job/job_reconciler_pass.h"
 #include "common/job/job_validation.h"
 #include "common/job/pod_failure.h"
 #include "common/log/log.h"
@@ -22,8 +24,6 @@ using kube::ObjectPtr;
 namespace ct = condition_types;
 
 namespace {
-
-absl::Time TruncateToSecond(absl::Time t) { return absl::FromUnixSeconds(absl::ToUnixSeconds(t)); }
 
 std::optional<int> ParseIndex(const std::optional<std::string>& text) {
   if (!text.has_value() || text->empty()) return std::nullopt;
@@ -72,77 +72,6 @@ SuccessRule TaskSucceeded(std::string task_name) {
     return it != counts.end() && it->second.succeeded >= task->Replicas();
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// One Reconcile call.
-class JobReconciler::Pass {
- public:
-  Pass(JobReconciler* r, const JobRequest& req)
-      : r_(r),
-        req_(req),
-        spec_(req.spec),
-        id_(JobIdentity::FromObject(*req.object, *req.resource)),
-        key_(id_.Key()),
-        now_exact_(r->clock_->Now()),
-        now_(TruncateToSecond(now_exact_)),
-        st_(req.status) {}
-
-  absl::StatusOr<JobResult> Run();
-
- private:
-  struct Retry {
-    ObjectPtr pod;
-    std::string task;
-    int index;
-    PodFailure failure;
-  };
-
-  void Event(EventType type, std::string_view reason, std::string_view message) {
-    if (r_->recorder_ != nullptr) r_->recorder_->Record(*req_.object, type, reason, message);
-  }
-  // Sets a condition; returns whether it changed.
-  bool Condition(std::string_view type, std::string_view status, std::string_view reason,
-                 std::string_view message) {
-    return SetCondition(&st_, type, status, reason, message, now_);
-  }
-  void FailJob(std::string_view reason, const std::string& message);
-  void NoteError(const absl::Status& s) {
-    if (!s.ok() && result_.sync_error.ok()) result_.sync_error = s;
-  }
-
-  absl::Status DeletePod(const Json& pod);
-  absl::Status DeleteService(const Json& svc);
-  void DeletePodGroup();
-  void CreatePod(const Task& task, int index, bool gang);
-  void EnsureService();
-
-  void Suspend();
-  void SyncTasks();
-  // Returns false when pods must wait for the gang (or on error).
-  bool SyncGang(bool* gang_enabled);
-  void CleanupFinished();
-  void ComputeCounts();
-  absl::StatusOr<JobResult> Finish();
-
-  JobReconciler* const r_;
-  const JobRequest& req_;
-  const JobSpec& spec_;
-  const JobIdentity id_;
-  const std::string key_;
-  const absl::Time now_exact_;
-  const absl::Time now_;
-  JobStatus st_;
-  JobResult result_;
-
-  std::vector<ObjectPtr> pods_;
-  std::vector<ObjectPtr> services_;
-  std::set<std::string> deleted_;     // Pods deleted in this pass (names).
-  std::vector<std::string> created_;  // Pods created in this pass: (task) for the histogram.
-  std::map<std::string, int32_t> new_recreates_;
-  bool finished_now_ = false;  // The job became Succeeded/Failed in this pass.
-  bool gang_delay_ = false;
-  bool gang_unavailable_ = false;
-};
 
 absl::StatusOr<JobResult> JobReconciler::Pass::Run() {
   if (kube::IsBeingDeleted(*req_.object)) {
@@ -216,12 +145,13 @@ absl::Status JobReconciler::Pass::DeletePod(const Json& pod) {
   if (!s.ok()) {
     r_->expectations_->DeletionObserved(key_, kube::Uid(pod));
     if (!absl::IsNotFound(s)) {
-      Event(EventType::kWarning, "FailedDeletePod",
+      Event(EventType::kWarning, event_reasons::kFailedDeletePod,
             absl::StrCat("Error deleting pod ", name, ": ", s.message()));
       return s;
     }
   } else {
-    Event(EventType::kNormal, "SuccessfulDeletePod", absl::StrCat("Deleted pod: ", name));
+    Event(EventType::kNormal, event_reasons::kSuccessfulDeletePod,
+          absl::StrCat("Deleted pod: ", name));
   }
   deleted_.insert(name);
   return absl::OkStatus();
@@ -271,13 +201,14 @@ void JobReconciler::Pass::CreatePod(const Task& task, int index, bool gang) {
       why = absl::StrCat("a pod named ", name,
                          " already exists and is not owned by this job (or not yet in the cache)");
     }
-    Event(EventType::kWarning, "FailedCreatePod",
+    Event(EventType::kWarning, event_reasons::kFailedCreatePod,
           absl::StrCat("Error creating pod ", name, ": ", why));
     NoteError(created.status());
     return;
   }
   created_.push_back(task.name);
-  Event(EventType::kNormal, "SuccessfulCreatePod", absl::StrCat("Created pod: ", name));
+  Event(EventType::kNormal, event_reasons::kSuccessfulCreatePod,
+        absl::StrCat("Created pod: ", name));
 }
 
 void JobReconciler::Pass::EnsureService() {
@@ -290,12 +221,13 @@ void JobReconciler::Pass::EnsureService() {
                                                      BuildService(id_, spec_, req_.labels));
   if (!created.ok()) {
     r_->expectations_->CreationObserved(key_);
-    Event(EventType::kWarning, "FailedCreateService",
+    Event(EventType::kWarning, event_reasons::kFailedCreateService,
           absl::StrCat("Error creating service ", name, ": ", created.status().message()));
     NoteError(created.status());
     return;
   }
-  Event(EventType::kNormal, "SuccessfulCreateService", absl::StrCat("Created service: ", name));
+  Event(EventType::kNormal, event_reasons::kSuccessfulCreateService,
+        absl::StrCat("Created service: ", name));
 }
 
 void JobReconciler::Pass::Suspend() {
@@ -314,103 +246,6 @@ void JobReconciler::Pass::Suspend() {
                 absl::StrCat(id_.kind, " ", key_, " is suspended."))) {
     Event(EventType::kNormal, reasons::kJobSuspended, "the job is suspended; its pods are deleted");
   }
-}
-
-bool JobReconciler::Pass::SyncGang(bool* gang_enabled) {
-  *gang_enabled = false;
-  if (!spec_.run_policy.scheduling_policy.has_value()) {
-    RemoveCondition(&st_, ct::kGangSchedulingUnavailable);
-    return true;
-  }
-  bool served = false;
-  if (r_->gang_ != nullptr) {
-    absl::StatusOr<bool> s = r_->gang_->PodGroupsServed();
-    if (!s.ok()) {
-      NoteError(s.status());
-      return false;
-    }
-    served = *s;
-  }
-  if (!served) {
-    gang_unavailable_ = true;
-    if (Condition(ct::kGangSchedulingUnavailable, kTrue, reasons::kPodGroupNotServed,
-                  "spec.runPolicy.schedulingPolicy is set, but this cluster does not serve "
-                  "scheduling.volcano.sh/v1beta1 PodGroups (Volcano is not installed): pods are "
-                  "created without gang scheduling")) {
-      Event(EventType::kWarning, ct::kGangSchedulingUnavailable,
-            "Volcano PodGroups are not served; pods are created without gang scheduling");
-    }
-    return true;
-  }
-  RemoveCondition(&st_, ct::kGangSchedulingUnavailable);
-  *gang_enabled = true;
-
-  Json desired = BuildPodGroup(id_, spec_);
-  absl::StatusOr<Json> current = r_->client_->Get(kube::resources::PodGroups(), id_.ns, id_.name);
-  if (absl::IsNotFound(current.status())) {
-    absl::StatusOr<Json> created =
-        r_->client_->Create(kube::resources::PodGroups(), id_.ns, desired);
-    if (!created.ok()) {
-      // The resource may have gone (Volcano uninstalled): ask discovery again next time.
-      if (absl::IsNotFound(created.status())) r_->gang_->Invalidate();
-      Event(EventType::kWarning, "FailedCreatePodGroup",
-            absl::StrCat("Error creating PodGroup: ", created.status().message()));
-      NoteError(created.status());
-      return false;
-    }
-    Event(EventType::kNormal, "SuccessfulCreatePodGroup",
-          absl::StrCat("Created PodGroup ", id_.name, " (minMember ",
-                       desired["spec"]["minMember"].get<int>(), ")"));
-    return PodGroupAdmitted(*created);
-  }
-  if (!current.ok()) {
-    NoteError(current.status());
-    return false;
-  }
-  if (kube::ControllerOf(*current).value_or(kube::OwnerReference{}).uid != id_.uid) {
-    Event(EventType::kWarning, "FailedCreatePodGroup",
-          absl::StrCat("PodGroup ", id_.name, " exists and is not owned by this job"));
-    NoteError(absl::FailedPreconditionError(
-        absl::StrCat("PodGroup ", key_, " is not owned by job ", key_)));
-    return false;
-  }
-  // minMember, minResources and priorityClassName follow the spec; the queue is kept (immutable
-  // in Volcano).
-  Json& spec = (*current)["spec"];
-  bool update = false;
-  if (!spec.is_object()) spec = Json::object();
-  if (spec.value("minMember", -1) != desired["spec"]["minMember"].get<int>()) {
-    spec["minMember"] = desired["spec"]["minMember"];
-    update = true;
-  }
-  // minResources follows the templates (absent when nothing is requested).
-  const Json want_resources = desired["spec"].value("minResources", Json());
-  if (spec.value("minResources", Json()) != want_resources) {
-    if (want_resources.is_null()) {
-      spec.erase("minResources");
-    } else {
-      spec["minResources"] = want_resources;
-    }
-    update = true;
-  }
-  std::string want_priority = desired["spec"].value("priorityClassName", std::string());
-  if (spec.value("priorityClassName", std::string()) != want_priority) {
-    if (want_priority.empty()) {
-      spec.erase("priorityClassName");
-    } else {
-      spec["priorityClassName"] = want_priority;
-    }
-    update = true;
-  }
-  if (update) {
-    absl::StatusOr<Json> updated = r_->client_->Update(kube::resources::PodGroups(), *current);
-    if (!updated.ok()) {
-      NoteError(updated.status());
-      return false;
-    }
-    return PodGroupAdmitted(*updated);
-  }
-  return PodGroupAdmitted(*current);
 }
 
 void JobReconciler::Pass::SyncTasks() {
@@ -698,67 +533,6 @@ absl::StatusOr<JobResult> JobReconciler::Reconcile(const JobRequest& request) {
   }
   Pass pass(this, request);
   return pass.Run();
-}
-
-absl::Status WriteJobStatus(kube::KubeClient* client, const kube::Resource& resource,
-                            const Json& object, const Json& status_json,
-                            Expectations* expectations) {
-  Json patch = Json::array({{{"op", "add"}, {"path", "/status"}, {"value", status_json}}});
-  ASSIGN_OR_RETURN(Json written,
-                   client->Patch(resource, kube::Namespace(object), kube::Name(object),
-                                 kube::PatchType::kJson, patch, "status"));
-  if (expectations != nullptr) {
-    expectations->ExpectStatus(kube::Key(object), kube::ResourceVersion(written));
-  }
-  return absl::OkStatus();
-}
-
-bool IsJobStatusKey(std::string_view key) {
-  for (std::string_view owned :
-       {"phase", "conditions", "replicaStatuses", "taskStatus", "taskSummary", "restarts",
-        "startTime", "completionTime", "lastReconcileTime"}) {
-    if (key == owned) return true;
-  }
-  return false;
-}
-
-absl::Status WriteJobStatusFields(kube::KubeClient* client, const kube::Resource& resource,
-                                  const Json& object, const Json& status_json,
-                                  Expectations* expectations) {
-  const Json* current = kube::FindPath(object, "status");
-  if (current == nullptr || !current->is_object() || !status_json.is_object()) {
-    return WriteJobStatus(client, resource, object, status_json, expectations);
-  }
-  // Keys are JSON-pointer escaped (none of ours needs it, a kind's might).
-  auto pointer = [](const std::string& key) {
-    std::string out = "/status/";
-    for (char c : key) {
-      if (c == '~') {
-        out += "~0";
-      } else if (c == '/') {
-        out += "~1";
-      } else {
-        out += c;
-      }
-    }
-    return out;
-  };
-  Json patch = Json::array();
-  for (const auto& [key, value] : status_json.items()) {
-    patch.push_back({{"op", "add"}, {"path", pointer(key)}, {"value", value}});
-  }
-  for (const auto& [key, value] : current->items()) {
-    if (IsJobStatusKey(key) && !status_json.contains(key)) {
-      patch.push_back({{"op", "remove"}, {"path", pointer(key)}});
-    }
-  }
-  ASSIGN_OR_RETURN(Json written,
-                   client->Patch(resource, kube::Namespace(object), kube::Name(object),
-                                 kube::PatchType::kJson, patch, "status"));
-  if (expectations != nullptr) {
-    expectations->ExpectStatus(kube::Key(object), kube::ResourceVersion(written));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace nereid::job

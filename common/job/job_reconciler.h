@@ -1,6 +1,6 @@
 #pragma once
 
-// JobReconciler: the one reconcile every job controller runs (job-semantics §10.2). The caller —
+// JobReconciler: the one reconcile every job controller runs. The caller —
 // a kind's kube::Reconciler — reads its object from the cache, turns it into a JobRequest (the
 // object, its RunPolicy and tasks, its current JobStatus, extra labels and a pod decorator), calls
 // Reconcile(), writes JobResult::status if it changed (WriteJobStatus does it for kinds whose
@@ -38,6 +38,7 @@
 #include "common/job/gang.h"
 #include "common/job/job_spec.h"
 #include "common/job/job_status.h"
+#include "common/job/job_status_writer.h"
 #include "common/job/pod_builder.h"
 #include "common/kube/client.h"
 #include "common/kube/errors.h"
@@ -115,26 +116,5 @@ class JobReconciler {
   Clock* const clock_;
   const JobReconcilerOptions options_;
 };
-
-// Writes `status_json` as the object's whole .status through the status subresource (a JSON patch
-// "add /status": no resourceVersion precondition, so a concurrent spec edit cannot make the
-// controller lose a restart it counted; the workqueue never runs one key twice at once) and raises
-// the status fence in `expectations`.
-absl::Status WriteJobStatus(kube::KubeClient* client, const kube::Resource& resource,
-                            const kube::Json& object, const kube::Json& status_json,
-                            Expectations* expectations);
-
-// The keys of .status that JobStatus::ToJson owns (phase, conditions, replicaStatuses, ...).
-bool IsJobStatusKey(std::string_view key);
-
-// Like WriteJobStatus, but leaves the status keys the library does not own alone (a kind's own
-// status fields, written by someone else, e.g. DistributedJob's workerReports written from worker
-// reports): one JSON patch "add /status/<key>" per key of `status_json`, "remove" for the owned
-// keys `object`'s status has and `status_json` lacks; "add /status" when `object` has no status
-// object. A key the cache shows but the server no longer has makes the patch fail (Invalid); the
-// caller's retry re-reads the cache.
-absl::Status WriteJobStatusFields(kube::KubeClient* client, const kube::Resource& resource,
-                                  const kube::Json& object, const kube::Json& status_json,
-                                  Expectations* expectations);
 
 }  // namespace nereid::job

@@ -25,7 +25,7 @@ enum class CleanPodPolicy {
   kAll,      // Delete every pod.
 };
 
-// Per task, as training-operator (job-semantics §2).
+// Per task, as training-operator's ReplicaSpec.restartPolicy (pod_failure.h: what a failure means).
 enum class RestartPolicy {
   kAlways,     // Pod restartPolicy Always; a Failed pod is deleted and recreated.
   kOnFailure,  // Pod restartPolicy OnFailure; a Failed pod is deleted and recreated.

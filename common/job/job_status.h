@@ -88,7 +88,7 @@ struct ReplicaStatus {
   friend bool operator==(const ReplicaStatus&, const ReplicaStatus&) = default;
 };
 
-// Pod phase → number of the task's current pods in it (DI-orchestrator's taskStatus, seed 003).
+// Pod phase → number of the task's current pods in it (DI-orchestrator's taskStatus).
 using PodPhaseCounts = std::map<std::string, int32_t>;
 
 struct JobStatus {

@@ -1,6 +1,6 @@
 #pragma once
 
-// What a Failed pod means for its job, by the task's restartPolicy (job-semantics §2):
+// What a Failed pod means for its job, by the task's restartPolicy (as training-operator):
 //   Always, OnFailure  → retry (the pod is deleted and recreated under the same name);
 //   ExitCode           → retry when the exit code is >= 128 (killed by a signal: OOM, preemption,
 //                        SIGTERM) or when there is no exit code at all (evicted, node lost, never

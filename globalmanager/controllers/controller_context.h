@@ -1,9 +1,10 @@
 #pragma once
 
-// ControllerContext: everything a GM controller is constructed from (Sedna's ControllerContext,
-// style-anchors §1.6). The daemon owns every pointee and keeps it alive until all controllers are
-// stopped and destroyed; unit tests fill it with fakes (FakeKubeClient, FakeClock, a fake
-// EdgeDispatcher). A controller copies what it needs in its constructor.
+// ControllerContext: everything a GM controller is constructed from (Sedna's ControllerContext:
+// dependencies are passed in, never reached through globals). The daemon owns every pointee and
+// keeps it alive until all controllers are stopped and destroyed; unit tests fill it with fakes
+// (FakeKubeClient, FakeClock, a fake EdgeDispatcher). A controller copies what it needs in its
+// constructor.
 
 #include <string>
 

@@ -10,6 +10,7 @@
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -26,9 +27,9 @@ namespace conditions = dataset_conditions;
 
 constexpr std::string_view kKind = api::kinds::kDataset;
 
-void Record(kube::EventRecorder* events, const Json& object, kube::EventType type,
+void Record(const ControllerContext& context, const Json& object, kube::EventType type,
             std::string_view reason, std::string_view message) {
-  if (events != nullptr) events->Record(object, type, reason, message);
+  RecordEvent(context, api::resources::Datasets(), object, type, reason, message);
 }
 
 }  // namespace
@@ -46,7 +47,7 @@ absl::StatusOr<std::unique_ptr<DatasetController>> DatasetController::Create(
 }
 
 DatasetController::DatasetController(const ControllerContext& context)
-    : ReconcilingController("dataset", context) {
+    : ReconcilingController("dataset", context), placements_(context.edge, "dataset") {
   datasets_ = Watch(api::resources::Datasets());
 }
 
@@ -54,29 +55,25 @@ DatasetController::DatasetController(const ControllerContext& context)
 DatasetController::~DatasetController() { Stop(); }
 
 std::string DatasetController::PlacedNode(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  return it == placed_.end() ? std::string() : it->second.node;
+  std::set<std::string> nodes = placements_.Nodes(key);
+  return nodes.empty() ? std::string() : *nodes.begin();
 }
 
-std::vector<kube::StatusCause> DatasetController::Problems(const Json& object) {
-  // Only the spec decides whether the Dataset can be sent; a malformed status is ours to rewrite.
-  Json spec_only = object;
-  spec_only.erase("status");
-  absl::StatusOr<api::Dataset> dataset = api::Dataset::FromJson(spec_only);
-  if (!dataset.ok()) {
-    std::vector<kube::StatusCause> causes = kube::Causes(dataset.status());
-    if (causes.empty()) causes.push_back({"FieldValueInvalid", std::string(dataset.status().message()), ""});
-    return causes;
-  }
-  return dataset->Validate();
+std::optional<api::DatasetSpec> DatasetController::SpecOf(const Json& object,
+                                                          std::vector<kube::StatusCause>* causes) {
+  std::optional<api::Dataset> dataset = ParseSpec<api::Dataset>(object, causes);
+  if (!dataset.has_value() || !causes->empty()) return std::nullopt;
+  return std::move(dataset->spec);
 }
 
 absl::Status DatasetController::PrimeEdge() {
   int placed = 0;
   for (const kube::ObjectPtr& object : datasets_->GetLister().List()) {
-    if (kube::IsBeingDeleted(*object) || !Problems(*object).empty()) continue;
-    RETURN_IF_ERROR(Place(kube::Key(*object), object));
+    if (kube::IsBeingDeleted(*object)) continue;
+    std::vector<kube::StatusCause> causes;
+    std::optional<api::DatasetSpec> spec = SpecOf(*object, &causes);
+    if (!spec.has_value()) continue;
+    RETURN_IF_ERROR(Place(kube::Key(*object), *object, *spec));
     ++placed;
   }
   LOG(INFO) << "dataset controller: " << placed << " datasets in the edge registry";
@@ -87,72 +84,46 @@ absl::StatusOr<kube::ReconcileResult> DatasetController::Reconcile(const std::st
   absl::StatusOr<kube::ObjectPtr> object = datasets_->GetLister().GetByKey(key);
   if (!object.ok()) {
     if (!absl::IsNotFound(object.status())) return object.status();
-    RETURN_IF_ERROR(Unplace(key));
+    RETURN_IF_ERROR(placements_.Forget(key));
     return kube::ReconcileResult{};
   }
   if (kube::IsBeingDeleted(**object)) {
-    RETURN_IF_ERROR(Unplace(key));
+    RETURN_IF_ERROR(placements_.Forget(key));
     return kube::ReconcileResult{};
   }
-  std::vector<kube::StatusCause> causes = Problems(**object);
-  if (!causes.empty()) {
+  std::vector<kube::StatusCause> causes;
+  std::optional<api::DatasetSpec> spec = SpecOf(**object, &causes);
+  if (!spec.has_value()) {
     // Nothing is sent for an invalid spec; retrying cannot fix it, the user's next edit will.
-    RETURN_IF_ERROR(Unplace(key));
+    RETURN_IF_ERROR(placements_.Forget(key));
     RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), *object, causes));
     return kube::ReconcileResult{};
   }
-  RETURN_IF_ERROR(Place(key, *object));
+  RETURN_IF_ERROR(Place(key, **object, *spec));
   RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Datasets(), *object));
   return kube::ReconcileResult{};
 }
 
-absl::Status DatasetController::Place(const std::string& key, const kube::ObjectPtr& object) {
-  const Json& obj = *object;
-  const std::string node = kube::StringAt(obj, "spec.nodeName");
-  const std::string version = EdgeVersion(obj);
-  const std::string uid = kube::Uid(obj);
-  std::string moved_from;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    if (it != placed_.end() && it->second.node == node && it->second.uid == uid &&
-        it->second.version == version) {
-      return absl::OkStatus();  // The registry has exactly this already.
-    }
-    v1::Resource resource;
-    *resource.mutable_ref() = EdgeRef(kKind, obj);
-    resource.set_version(version);
-    v1::DatasetSpec* spec = resource.mutable_dataset();
-    spec->set_url(kube::StringAt(obj, "spec.url"));
-    spec->set_format(kube::StringAt(obj, "spec.format"));
-    spec->set_node_name(node);
-    spec->set_credential_name(kube::StringAt(obj, "spec.credentialName"));
-    if (it != placed_.end() && it->second.node != node) {
-      RETURN_IF_ERROR(context().edge->Remove(it->second.node, it->second.ref));
-      moved_from = it->second.node;
-    }
-    Placement placement{node, uid, version, resource.ref()};
-    RETURN_IF_ERROR(context().edge->Upsert(node, std::move(resource)));
-    placed_[key] = std::move(placement);
+absl::Status DatasetController::Place(const std::string& key, const Json& object,
+                                      const api::DatasetSpec& spec) {
+  v1::Resource resource;
+  *resource.mutable_ref() = EdgeRef(kKind, object);
+  resource.set_version(EdgeVersion(object));
+  v1::DatasetSpec* edge_spec = resource.mutable_dataset();
+  edge_spec->set_url(spec.url);
+  edge_spec->set_format(spec.format);
+  edge_spec->set_node_name(spec.node_name);
+  edge_spec->set_credential_name(spec.credential_name);
+  EdgeChange change;
+  RETURN_IF_ERROR(placements_.Sync(key, resource, {spec.node_name}, &change));
+  if (!change.removed.empty()) {
+    const std::string& moved_from = change.removed.front();
+    LOG(INFO) << "dataset " << key << ": moved from node " << moved_from << " to "
+              << spec.node_name;
+    Record(context(), object, kube::EventType::kNormal, reasons::kNodeChanged,
+           absl::StrCat("spec.nodeName changed from ", moved_from, " to ", spec.node_name,
+                        "; the dataset is now counted on ", spec.node_name));
   }
-  if (!moved_from.empty()) {
-    LOG(INFO) << "dataset " << key << ": moved from node " << moved_from << " to " << node;
-    Record(context().events, obj, kube::EventType::kNormal, reasons::kNodeChanged,
-           absl::StrCat("spec.nodeName changed from ", moved_from, " to ", node,
-                        "; the dataset is now counted on ", node));
-  } else {
-    LOG(DEBUG) << "dataset " << key << ": sent to node " << node << " (version " << version << ")";
-  }
-  return absl::OkStatus();
-}
-
-absl::Status DatasetController::Unplace(const std::string& key) {
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return absl::OkStatus();
-  RETURN_IF_ERROR(context().edge->Remove(it->second.node, it->second.ref));
-  LOG(INFO) << "dataset " << key << ": removed from node " << it->second.node;
-  placed_.erase(it);
   return absl::OkStatus();
 }
 
@@ -161,9 +132,7 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_dataset()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " does not carry a dataset status"));
+    return RejectedPayload(report, "a dataset status");
   }
   const v1::DatasetStatus& reported = report.dataset();
   const bool failed = !reported.error_reason().empty();
@@ -204,21 +173,7 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
       },
       cached);
 
-  if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) {
-      return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    }
-    if (s.code() == absl::StatusCode::kFailedPrecondition) {
-      LOG(WARNING) << "dataset " << key << ": report " << report.seq() << " from node " << node
-                   << " refused: " << s.message();
-      return ReportOutcome::Rejected("NotThisNode", std::string(s.message()));
-    }
-    LOG(WARNING) << "dataset " << key << ": report " << report.seq() << " from node " << node
-                 << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
-  }
+  if (!write.ok()) return ReportWriteFailure("dataset", key, node, report, write.status());
   if (!write->written) return ReportOutcome::Accepted();
 
   // User-visible transitions.
@@ -230,15 +185,15 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
         counted->message != reported.error_message()) {
       LOG(WARNING) << "dataset " << key << ": node " << node << " cannot count it: "
                    << reported.error_reason() << ": " << reported.error_message();
-      Record(context().events, write->object, kube::EventType::kWarning, reasons::kCountFailed,
+      Record(context(), write->object, kube::EventType::kWarning, reasons::kCountFailed,
              absl::StrCat(reported.error_reason(), ": ", reported.error_message()));
     }
   } else if (was_failing) {
-    Record(context().events, write->object, kube::EventType::kNormal, reasons::kCountRecovered,
+    Record(context(), write->object, kube::EventType::kNormal, reasons::kCountRecovered,
            absl::StrCat(reported.number_of_samples(), " samples counted on node ", ToAbsl(node),
                         " (the earlier error is cleared)"));
   } else if (!before.contains("numberOfSamples")) {
-    Record(context().events, write->object, kube::EventType::kNormal, reasons::kSamplesCounted,
+    Record(context(), write->object, kube::EventType::kNormal, reasons::kSamplesCounted,
            absl::StrCat(reported.number_of_samples(), " samples counted on node ", ToAbsl(node)));
   }
   LOG(DEBUG) << "dataset " << key << ": status from node " << node << " written (report "

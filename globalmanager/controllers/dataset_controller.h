@@ -1,7 +1,8 @@
 #pragma once
 
 // DatasetController: sends each Dataset to the LocalController of its spec.nodeName and turns the
-// LC's counts into the Dataset's status (issue 3 §2; Sedna's controllers/dataset, fixed).
+// LC's counts into the Dataset's status (Sedna's controllers/dataset, with
+// its weaknesses fixed).
 //
 // Downstream (level-triggered from the informer cache; Reconcile never blocks on a stream):
 //   valid Dataset with nodeName N      → EdgeDispatcher::Upsert(N, DatasetSpec), version =
@@ -30,16 +31,16 @@
 // node is not spec.nodeName → Rejected NotThisNode (the hub already refuses these; double-checked);
 // not a dataset payload → Rejected Invalid; API trouble or conflicts beyond the retries → Retry.
 
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "common/api/dataset.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
 
@@ -72,25 +73,19 @@ class DatasetController final : public ReconcilingController, public ReportSink 
   std::string PlacedNode(const std::string& key) const;
 
  private:
-  struct Placement {
-    std::string node;
-    std::string uid;
-    std::string version;
-    edge::v1::ObjectRef ref;
-  };
-
   explicit DatasetController(const ControllerContext& context);
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
-  // The problems of `object`'s spec (type errors and Validate()); empty when it can be sent.
-  static std::vector<kube::StatusCause> Problems(const kube::Json& object);
+  // The spec of `object` when it can be sent; else its problems (type errors and Validate()) in
+  // `causes`.
+  static std::optional<api::DatasetSpec> SpecOf(const kube::Json& object,
+                                                std::vector<kube::StatusCause>* causes);
   // Upserts the valid `object` to its node (moving it if it was elsewhere).
-  absl::Status Place(const std::string& key, const kube::ObjectPtr& object);
-  absl::Status Unplace(const std::string& key);
+  absl::Status Place(const std::string& key, const kube::Json& object,
+                     const api::DatasetSpec& spec);
 
   kube::SharedInformer* datasets_ = nullptr;
-  mutable absl::Mutex mu_;
-  std::map<std::string, Placement> placed_ ABSL_GUARDED_BY(mu_);
+  EdgePlacements placements_;
 };
 
 }  // namespace nereid::gm

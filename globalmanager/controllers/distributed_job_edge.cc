@@ -1,13 +1,11 @@
 #include "globalmanager/controllers/distributed_job_edge.h"
 
 #include <algorithm>
-#include <iterator>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/job/distributed_job.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
@@ -15,6 +13,7 @@
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
 namespace {
@@ -23,24 +22,6 @@ using kube::Json;
 namespace v1 = edge::v1;
 
 constexpr std::string_view kKind = job::kDistributedJobKind;
-
-uint64_t Fnv1a64(std::string_view data) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : data) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
-// The version a node compares: the job's spec version plus what concerns this node (its tasks
-// and their pods bound there), so a pod bound elsewhere does not resend the object to this node.
-std::string NodeVersion(const Json& object, const v1::DistributedJobSpec& spec) {
-  std::string bytes;
-  // No map fields in DistributedJobSpec: the encoding of equal messages is equal.
-  spec.SerializeToString(&bytes);
-  return absl::StrFormat("%s-%016x", EdgeVersion(object), Fnv1a64(bytes));
-}
 
 v1::DistributedJobSpec::Task* TaskEntry(v1::DistributedJobSpec* spec, const job::Task& task) {
   for (v1::DistributedJobSpec::Task& t : *spec->mutable_tasks()) {
@@ -82,7 +63,10 @@ bool TemplateSelectsNodes(const job::Task& task) {
 }  // namespace
 
 DistributedJobEdge::DistributedJobEdge(Options options, kube::Lister jobs, kube::Lister nodes)
-    : options_(std::move(options)), jobs_(std::move(jobs)), nodes_(std::move(nodes)) {}
+    : options_(std::move(options)),
+      jobs_(std::move(jobs)),
+      nodes_(std::move(nodes)),
+      announced_(options_.edge, "distributedjob") {}
 
 bool DistributedJobEdge::IsEdgeNode(const std::string& node) const {
   absl::StatusOr<kube::ObjectPtr> object = nodes_.GetByKey(node);
@@ -128,81 +112,45 @@ void DistributedJobEdge::JobPlaced(const JobPlacementView& view) {
   const std::string key = view.job.Key();
   std::string selection_error;
   std::map<std::string, v1::DistributedJobSpec> specs = NodeSpecs(view, &selection_error);
-  const v1::ObjectRef ref = EdgeRef(kKind, *view.object);
-
-  absl::MutexLock lock(&mu_);
-  Announced& announced = announced_[key];
   if (!selection_error.empty()) {
     const std::string generation = EdgeVersion(*view.object);
-    if (announced.bad_selection_logged != generation) {
+    absl::MutexLock lock(&mu_);
+    if (bad_selection_logged_[key] != generation) {
       LOG(WARNING) << "distributedjob " << key << ": " << selection_error
                    << "; that task is announced only to the nodes its pods are bound to";
-      announced.bad_selection_logged = generation;
+      bad_selection_logged_[key] = generation;
     }
   }
-  const bool recreated = !announced.ref.uid().empty() && announced.ref.uid() != ref.uid();
-  // Nodes that no longer concern the job.
-  for (auto it = announced.versions.begin(); it != announced.versions.end();) {
-    if (specs.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    if (absl::Status s = options_.edge->Remove(it->first, announced.ref); !s.ok()) {
-      LOG(WARNING) << "distributedjob " << key << ": remove from node " << it->first
-                   << " failed: " << s;
-      ++it;
-      continue;
-    }
-    LOG(INFO) << "distributedjob " << key << ": removed from node " << it->first;
-    it = announced.versions.erase(it);
-  }
+  const v1::ObjectRef ref = EdgeRef(kKind, *view.object);
+  std::map<std::string, v1::Resource> resources;
   for (auto& [node, spec] : specs) {
-    const std::string version = NodeVersion(*view.object, spec);
-    auto it = announced.versions.find(node);
-    if (!recreated && it != announced.versions.end() && it->second == version) continue;
-    v1::Resource resource;
+    v1::Resource& resource = resources[node];
     *resource.mutable_ref() = ref;
-    resource.set_version(version);
+    // The job's spec version plus what concerns this node (its tasks and their pods bound there),
+    // so a pod bound elsewhere does not resend the object to this node.
+    resource.set_version(EdgeVersion(*view.object, spec));
     *resource.mutable_distributed_job() = std::move(spec);
-    if (absl::Status s = options_.edge->Upsert(node, std::move(resource)); !s.ok()) {
-      LOG(WARNING) << "distributedjob " << key << ": announcing to node " << node
-                   << " failed: " << s;
-      continue;
-    }
-    LOG(DEBUG) << "distributedjob " << key << ": announced to node " << node << " (version "
-               << version << ")";
-    announced.versions[node] = version;
   }
-  announced.ref = ref;
-  if (announced.versions.empty()) announced_.erase(key);
+  // A node that failed is retried on the job's next pass (logged by EdgePlacements).
+  if (absl::Status s = announced_.Sync(key, resources); !s.ok()) {
+    LOG(WARNING) << "distributedjob " << key << ": the edge registry is not up to date: " << s;
+  }
 }
 
 void DistributedJobEdge::JobRemoved(const std::string& kind, const std::string& key) {
   if (kind != kKind) return;
-  absl::MutexLock lock(&mu_);
-  auto it = announced_.find(key);
-  if (it == announced_.end()) return;
-  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
-    if (absl::Status s = options_.edge->Remove(node->first, it->second.ref); !s.ok()) {
-      LOG(WARNING) << "distributedjob " << key << ": remove from node " << node->first
-                   << " failed: " << s;
-      ++node;
-      continue;
-    }
-    LOG(INFO) << "distributedjob " << key << ": removed from node " << node->first
-              << " (job deleted)";
-    node = it->second.versions.erase(node);
+  {
+    absl::MutexLock lock(&mu_);
+    bad_selection_logged_.erase(key);
   }
-  if (it->second.versions.empty()) announced_.erase(it);
+  if (absl::Status s = announced_.Forget(key); !s.ok()) {
+    LOG(WARNING) << "distributedjob " << key << ": not removed from every node: " << s;
+  }
 }
 
 std::vector<std::string> DistributedJobEdge::NodesOf(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  std::vector<std::string> nodes;
-  auto it = announced_.find(key);
-  if (it == announced_.end()) return nodes;
-  for (const auto& [node, version] : it->second.versions) nodes.push_back(node);
-  return nodes;
+  std::set<std::string> nodes = announced_.Nodes(key);
+  return {nodes.begin(), nodes.end()};
 }
 
 ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
@@ -210,9 +158,7 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " does not carry a worker report"));
+    return RejectedPayload(report, "a worker report");
   }
   absl::StatusOr<kube::ObjectPtr> cached = jobs_.GetByKey(key);
   if (!cached.ok() || (!ref.uid().empty() && kube::Uid(**cached) != ref.uid())) {
@@ -241,8 +187,6 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
   const absl::Time at =
       net::FromProtoTime(worker.time()).value_or(options_.clock->Now());
   entry["time"] = kube::FormatTimestamp(at);
-  entry["results"] = nullptr;           // merge patch: drop an older report's results
-  entry["resultsTruncated"] = nullptr;
   if (!worker.results_json().empty()) {
     Json results = worker.results_json().size() > options_.max_results_bytes
                        ? Json(Json::value_t::discarded)
@@ -254,28 +198,26 @@ ReportOutcome DistributedJobEdge::HandleReport(std::string_view node,
     }
   }
 
-  // The same report again (a resend after a lost ACK): nothing to write.
-  Json stored = entry;
-  for (auto it = stored.begin(); it != stored.end();) {
-    it = it->is_null() ? stored.erase(it) : std::next(it);
-  }
+  // The same report again (a resend after a lost ACK): nothing to write, not even a GET.
   if (const Json* current = kube::FindPath(object, "status.workerReports");
       current != nullptr && current->is_object()) {
     auto it = current->find(task->name);
-    if (it != current->end() && *it == stored) return ReportOutcome::Accepted();
+    if (it != current->end() && *it == entry) return ReportOutcome::Accepted();
   }
 
-  Json patch = {{"status", {{"workerReports", {{task->name, std::move(entry)}}}}}};
-  absl::StatusOr<Json> written = options_.client->Patch(
-      job::DistributedJobs(), ref.namespace_(), ref.name(), kube::PatchType::kMerge, patch,
-      "status");
+  // The task's entry is replaced whole (an older report's results go); the library's status
+  // fields beside workerReports are left as they are.
+  absl::StatusOr<StatusWrite> written = WriteStatus(
+      *options_.client, job::DistributedJobs(), ref.namespace_(), ref.name(), ref.uid(),
+      [&](const Json&, Json* status) -> absl::Status {
+        Json& reports = (*status)["workerReports"];
+        if (!reports.is_object()) reports = Json::object();
+        reports[task->name] = entry;
+        return absl::OkStatus();
+      },
+      *cached);
   if (!written.ok()) {
-    if (absl::IsNotFound(written.status())) {
-      return ReportOutcome::Rejected("ObjectGone", std::string(written.status().message()));
-    }
-    LOG(WARNING) << "distributedjob " << key << ": worker report " << report.seq() << " from node "
-                 << node << " not written: " << written.status();
-    return ReportOutcome::Retry("ApiError", std::string(written.status().message()));
+    return ReportWriteFailure("distributedjob", key, node, report, written.status());
   }
   LOG(DEBUG) << "distributedjob " << key << ": worker " << worker.worker_name() << " on node "
              << node << " reports " << worker.status();

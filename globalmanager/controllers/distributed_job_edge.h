@@ -1,6 +1,7 @@
 #pragma once
 
-// DistributedJobEdge: the DistributedJob's edge half (issue 5 §2, last bullet). The job controller
+// DistributedJobEdge: the DistributedJob's edge half: what the LCs of its nodes must
+// know to take its workers' reports. The job controller
 // (distributed_job_controller.h) hands it each job's placement after a reconcile; it announces the
 // job to the LocalControllers of the job's edge nodes through the EdgeDispatcher, and it is the
 // ReportSink for kind "DistributedJob", turning worker reports into status.workerReports.
@@ -47,6 +48,7 @@
 #include "common/time/clock.h"
 #include "globalmanager/controllers/distributed_job_controller.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/report_router.h"
 #include "nereid/edge/v1/resources.pb.h"
 
@@ -76,12 +78,6 @@ class DistributedJobEdge final : public JobPlacementSink, public ReportSink {
   std::vector<std::string> NodesOf(const std::string& key) const;
 
  private:
-  struct Announced {
-    edge::v1::ObjectRef ref;
-    std::map<std::string, std::string> versions;  // node → version sent
-    std::string bad_selection_logged;             // generation whose selection error was logged
-  };
-
   bool IsEdgeNode(const std::string& node) const;
   // node → the spec announced there; `selection_error` gets the first malformed selection.
   std::map<std::string, edge::v1::DistributedJobSpec> NodeSpecs(const JobPlacementView& view,
@@ -90,8 +86,10 @@ class DistributedJobEdge final : public JobPlacementSink, public ReportSink {
   const Options options_;
   const kube::Lister jobs_;
   const kube::Lister nodes_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, Announced> announced_ ABSL_GUARDED_BY(mu_);  // by job key
+  EdgePlacements announced_;
+  absl::Mutex mu_;
+  // job key → the generation whose malformed node selection was logged (once per generation).
+  std::map<std::string, std::string> bad_selection_logged_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::gm

@@ -119,14 +119,16 @@ class DistributedJobGmController final : public GmController {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeDistributedJobController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, job::DistributedJobs()));
-  if (!served) return std::unique_ptr<GmController>();
-  auto controller = std::make_unique<DistributedJobGmController>(context);
-  if (controller->edge() != nullptr && context.reports != nullptr) {
-    RETURN_IF_ERROR(
-        context.reports->Register(std::string(job::kDistributedJobKind), controller->edge()));
-  }
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, job::DistributedJobs(),
+                        [](const ControllerContext& context)
+                            -> absl::StatusOr<std::unique_ptr<DistributedJobGmController>> {
+                          auto controller = std::make_unique<DistributedJobGmController>(context);
+                          if (controller->edge() != nullptr && context.reports != nullptr) {
+                            RETURN_IF_ERROR(context.reports->Register(
+                                std::string(job::kDistributedJobKind), controller->edge()));
+                          }
+                          return controller;
+                        });
 }
 
 }  // namespace nereid::gm

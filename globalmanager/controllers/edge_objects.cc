@@ -1,23 +1,14 @@
 #include "globalmanager/controllers/edge_objects.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/content_hash.h"
 
 namespace nereid::gm {
-namespace {
-
-uint64_t Fnv1a64(std::string_view data) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : data) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
-}  // namespace
 
 std::string EdgeVersion(const kube::Json& object) {
   if (int64_t generation = kube::Generation(object); generation > 0) {
@@ -25,7 +16,20 @@ std::string EdgeVersion(const kube::Json& object) {
   }
   const kube::Json* spec = kube::FindPath(object, "spec");
   // nlohmann's dump of an object is ordered by key, so equal specs hash equally.
-  return absl::StrFormat("h%016x", Fnv1a64(spec != nullptr ? spec->dump() : "null"));
+  return absl::StrCat("h", HexHash(spec != nullptr ? spec->dump() : "null"));
+}
+
+std::string EdgeVersion(const kube::Json& object,
+                        const google::protobuf::MessageLite& node_spec) {
+  std::string bytes;
+  {
+    // Deterministic bytes (map fields in key order), so equal specs have equal versions.
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    node_spec.SerializeToCodedStream(&coded);
+  }
+  return absl::StrCat(EdgeVersion(object), "-", HexHash(bytes));
 }
 
 std::optional<int64_t> GenerationOfVersion(std::string_view version) {

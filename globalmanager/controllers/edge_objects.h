@@ -14,12 +14,21 @@
 #include <string>
 #include <string_view>
 
+#include <google/protobuf/message_lite.h>
+
 #include "common/kube/object.h"
 #include "nereid/edge/v1/resources.pb.h"
 
 namespace nereid::gm {
 
 std::string EdgeVersion(const kube::Json& object);
+
+// The version of an object whose edge spec differs per node or carries more than the object's
+// spec (derived state: stage, nodes, pods): EdgeVersion(object) + "-" + 16 hex digits of the hash
+// of `node_spec`'s deterministic encoding, so a node is sent the object again exactly when what it
+// would receive changed.
+std::string EdgeVersion(const kube::Json& object,
+                        const google::protobuf::MessageLite& node_spec);
 
 // The generation a report's observed_version names, when it is one EdgeVersion made from a
 // generation.

@@ -6,11 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/api/sedna_contract.h"
+#include "common/job/event_reasons.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/federated_learning_status.h"
@@ -68,15 +70,6 @@ Json NodePlacementView(const Json& node) {
   return view;
 }
 
-std::string EdgeSpecVersion(const Json& job, const v1::FederatedLearningJobSpec& spec) {
-  Json content = {spec.aggregation_model_name(), spec.pretrained_model_name(), spec.transmitter(),
-                  Json::array()};
-  for (const auto& worker : spec.training_workers()) {
-    content[3].push_back({worker.dataset_name(), worker.node_name()});
-  }
-  return absl::StrCat(EdgeVersion(job), "-", ContentHash(content).substr(0, 8));
-}
-
 void AppendWorkerName(Json* pod) {
   const std::string name = kube::Name(*pod);
   Json* containers = nullptr;
@@ -130,7 +123,8 @@ FederatedLearningController::FederatedLearningController(const ControllerContext
       expectations_(context.clock),
       gang_(context.client, context.clock),
       engine_(context.client, &children_, &expectations_, &gang_, context.events, context.clock,
-              options) {
+              options),
+      placements_(context.edge, "federatedlearningjob") {
   // Pod and Service events settle the expectations and enqueue the owning job.
   pods_->AddEventHandler(job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
   services_->AddEventHandler(
@@ -186,12 +180,7 @@ void FederatedLearningController::EnqueueSelectorJobs() {
 }
 
 std::set<std::string> FederatedLearningController::PlacedNodes(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  std::set<std::string> nodes;
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return nodes;
-  for (const auto& [node, version] : it->second.versions) nodes.insert(node);
-  return nodes;
+  return placements_.Nodes(key);
 }
 
 FlPlanInputs FederatedLearningController::Inputs(const std::string& ns) const {
@@ -313,10 +302,9 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     const Json* before = kube::FindPath(write->before, "conditions");
     const bool was_waiting = before != nullptr && before->is_array() && !before->empty() &&
                              kube::StringAt(before->back(), "reason") == fl_reasons::kNoMatchingNodes;
-    if (!update.no_nodes_message.empty() && !was_waiting && !status.IsFinished() &&
-        context().events != nullptr) {
-      context().events->Record(write->object, kube::EventType::kWarning,
-                               fl_reasons::kNoMatchingNodes, update.no_nodes_message);
+    if (!update.no_nodes_message.empty() && !was_waiting && !status.IsFinished()) {
+      RecordEvent(context(), Jobs(), write->object, kube::EventType::kWarning,
+                  fl_reasons::kNoMatchingNodes, update.no_nodes_message);
     }
     LOG(DEBUG) << "federatedlearningjob " << key << ": status written (phase "
                << kube::StringAt(write->after, "phase") << ")";
@@ -345,7 +333,7 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
     // From here on reports from pods of an older plan are ignored (IsStaleWorker), so none raises
     // the round again between the reset and the deletes.
     absl::MutexLock lock(&mu_);
-    placed_[key].spec_hash = plan.spec_hash;
+    spec_hashes_[key] = plan.spec_hash;
   }
   // The round reset is written before any pod goes: if it fails, nothing is deleted and the next
   // pass (the pods are still stale) tries both again. Written after the deletes, a failed write
@@ -385,9 +373,7 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
       "the spec changed: restarting the job's ", deleted, " pods from the new spec (",
       stale.size(), " were built from an older one)");
   LOG(INFO) << "federatedlearningjob " << key << ": " << message;
-  if (context().events != nullptr) {
-    context().events->Record(job, kube::EventType::kNormal, fl_reasons::kSpecChanged, message);
-  }
+  RecordEvent(context(), Jobs(), job, kube::EventType::kNormal, fl_reasons::kSpecChanged, message);
   return absl::OkStatus();
 }
 
@@ -406,17 +392,14 @@ absl::Status FederatedLearningController::EnsureAggregationService(
   if (!created.ok()) {
     expectations_.CreationObserved(key);
     if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
-    if (context().events != nullptr) {
-      context().events->Record(job, kube::EventType::kWarning, "FailedCreateService",
-                               absl::StrCat("Error creating service ", name, ": ",
-                                            created.status().message()));
-    }
+    RecordEvent(context(), Jobs(), job, kube::EventType::kWarning,
+                job::event_reasons::kFailedCreateService,
+                absl::StrCat("Error creating service ", name, ": ", created.status().message()));
     return created.status();
   }
-  if (context().events != nullptr) {
-    context().events->Record(job, kube::EventType::kNormal, "SuccessfulCreateService",
-                             absl::StrCat("Created service: ", name));
-  }
+  RecordEvent(context(), Jobs(), job, kube::EventType::kNormal,
+              job::event_reasons::kSuccessfulCreateService,
+              absl::StrCat("Created service: ", name));
   return absl::OkStatus();
 }
 
@@ -442,61 +425,29 @@ absl::Status FederatedLearningController::Place(const std::string& key, const Js
     context().models->SetRequirements(absl::StrCat(ToAbsl(kKind), "/", key), needs);
   }
 
-  absl::MutexLock lock(&mu_);
-  Placed& placed = placed_[key];
+  {
+    absl::MutexLock lock(&mu_);
+    spec_hashes_[key] = plan.spec_hash;
+  }
+  std::map<std::string, v1::Resource> resources;
   const v1::ObjectRef ref = EdgeRef(kKind, job);
-  if (!placed.uid.empty() && placed.uid != ref.uid()) {
-    // Re-created under the same name: the hub tells the old object apart by uid.
-    placed.versions.clear();
-  }
-  placed.uid = ref.uid();
-  placed.spec_hash = plan.spec_hash;
-  for (auto it = placed.versions.begin(); it != placed.versions.end();) {
-    if (nodes.count(it->first) > 0) {
-      ++it;
-      continue;
-    }
-    RETURN_IF_ERROR(context().edge->Remove(it->first, ref));
-    LOG(INFO) << "federatedlearningjob " << key << ": withdrawn from node " << it->first;
-    it = placed.versions.erase(it);
-  }
   for (const std::string& node : nodes) {
-    v1::FederatedLearningJobSpec spec = plan.EdgeSpecFor(node);
-    const std::string version = EdgeSpecVersion(job, spec);
-    auto it = placed.versions.find(node);
-    if (it != placed.versions.end() && it->second == version) continue;
-    v1::Resource resource;
+    v1::Resource& resource = resources[node];
     *resource.mutable_ref() = ref;
-    resource.set_version(version);
-    *resource.mutable_federated_learning_job() = std::move(spec);
-    RETURN_IF_ERROR(context().edge->Upsert(node, std::move(resource)));
-    placed.versions[node] = version;
-    LOG(DEBUG) << "federatedlearningjob " << key << ": sent to node " << node << " (version "
-               << version << ")";
+    *resource.mutable_federated_learning_job() = plan.EdgeSpecFor(node);
+    resource.set_version(EdgeVersion(job, resource.federated_learning_job()));
   }
-  return absl::OkStatus();
+  return placements_.Sync(key, resources);
 }
 
 absl::Status FederatedLearningController::Forget(const std::string& key) {
   expectations_.Delete(key);
   if (context().models != nullptr) context().models->ReleaseAll(absl::StrCat(ToAbsl(kKind), "/", key));
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return absl::OkStatus();
-  std::string ns, name;
-  kube::SplitKey(key, &ns, &name);
-  v1::ObjectRef ref;
-  ref.set_kind(std::string(kKind));
-  ref.set_namespace_(ns);
-  ref.set_name(name);
-  ref.set_uid(it->second.uid);
-  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
-    RETURN_IF_ERROR(context().edge->Remove(node->first, ref));
-    node = it->second.versions.erase(node);
+  {
+    absl::MutexLock lock(&mu_);
+    spec_hashes_.erase(key);
   }
-  LOG(INFO) << "federatedlearningjob " << key << ": removed from the edge";
-  placed_.erase(it);
-  return absl::OkStatus();
+  return placements_.Forget(key);
 }
 
 bool FederatedLearningController::IsStaleWorker(const std::string& key, const Json& job,
@@ -515,8 +466,8 @@ bool FederatedLearningController::IsStaleWorker(const std::string& key, const Js
   std::string current_hash;
   {
     absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    if (it != placed_.end()) current_hash = it->second.spec_hash;
+    auto it = spec_hashes_.find(key);
+    if (it != spec_hashes_.end()) current_hash = it->second;
   }
   std::optional<std::string> hash = kube::Annotation(**pod, fl::kSpecHashAnnotation);
   return !current_hash.empty() && hash.has_value() && *hash != current_hash;
@@ -527,9 +478,7 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " is not a worker report"));
+    return RejectedPayload(report, "a worker report");
   }
   absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
   if (!cached.ok() || (!ref.uid().empty() && ref.uid() != kube::Uid(**cached))) {
@@ -599,11 +548,9 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeFederatedLearningController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Jobs()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<FederatedLearningController> controller,
-                   FederatedLearningController::Create(context));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, Jobs(), [](const ControllerContext& context) {
+    return FederatedLearningController::Create(context);
+  });
 }
 
 }  // namespace nereid::gm

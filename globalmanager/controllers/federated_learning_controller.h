@@ -1,14 +1,14 @@
 #pragma once
 
 // FederatedLearningController: sedna.io FederatedLearningJob on the common job library
-// (issue 4 §2, issue 5 §4; Sedna's controllers/federatedlearning, fixed).
+// (Sedna's controllers/federatedlearning, with its weaknesses fixed).
 //
 // Reconcile (level-triggered from the informer caches):
 //   1. The plan (federated_learning_plan.h): tasks "aggregation" + one "train-..." per training pod
 //      (a training template with a nodeSelector/affinity and no nodeName → one pod per matching
-//      edge node, placement.h), built from the user's templates with Sedna's env, labels and mounts.
-//      Invalid spec, unknown Dataset/Model, bad node selection → SpecValid=False + Warning Event
-//      InvalidSpec, nothing created, no retry (a Dataset/Model appearing later, or an edit,
+//      edge node, placement.h), built from the user's templates with Sedna's env, labels and
+//      mounts. Invalid spec, unknown Dataset/Model, bad node selection → SpecValid=False + Warning
+//      Event InvalidSpec, nothing created, no retry (a Dataset/Model appearing later, or an edit,
 //      re-reconciles: Datasets and Models are watched and their referrers found through indexes).
 //      Pods that already run are left alone while the spec is invalid.
 //   2. Spec change: every pod carries the hash of the plan it was built from
@@ -67,6 +67,7 @@
 #include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/federated_learning_plan.h"
 #include "globalmanager/controllers/gm_controller.h"
 #include "globalmanager/controllers/reconciling_controller.h"
@@ -88,12 +89,6 @@ class FederatedLearningController final : public ReconcilingController, public R
   std::set<std::string> PlacedNodes(const std::string& key) const;
 
  private:
-  struct Placed {
-    std::string uid;
-    std::map<std::string, std::string> versions;  // node → version sent
-    std::string spec_hash;                        // the plan's, for telling stale reports
-  };
-
   FederatedLearningController(const ControllerContext& context, job::JobReconcilerOptions options);
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
@@ -130,7 +125,9 @@ class FederatedLearningController final : public ReconcilingController, public R
   job::JobReconciler engine_;
 
   mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  // key → the current plan's spec hash, for telling reports of pods of an older plan.
+  std::map<std::string, std::string> spec_hashes_ ABSL_GUARDED_BY(mu_);
+  EdgePlacements placements_;
 };
 
 // The DefaultRegistry() factory: null (the kind is skipped, with a warning) when the API server

@@ -18,18 +18,6 @@ namespace {
 using kube::Json;
 namespace env = api::env;
 
-std::string InputString(const Json& data, const char* key) {
-  return kube::StringAt(data, absl::StrCat("input.", key));
-}
-
-void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
-           std::string what, bool read_only = true, bool is_dir = false) {
-  std::erase(urls, "");
-  if (urls.empty()) return;
-  params->mounts.push_back(
-      StorageMount{std::string(env_name), std::move(urls), read_only, is_dir, std::move(what)});
-}
-
 class IncrementalLearning final : public StagedKind {
  public:
   std::string_view kind() const override { return api::kinds::kIncrementalLearningJob; }
@@ -44,12 +32,6 @@ class IncrementalLearning final : public StagedKind {
     if (!il.has_value()) return job;
 
     const api::IncrementalLearningJobSpec& s = il->spec;
-    job.meta = il->metadata;
-    job.dataset = s.dataset;
-    job.train_template = s.train_spec.pod_template;
-    job.eval_template = s.eval_spec.pod_template;
-    job.deploy_template = s.deploy_spec.pod_template;
-    job.train_trigger = s.train_spec.trigger;
     job.deploy_trigger = s.deploy_spec.trigger;
     job.initial_model = s.initial_model.name;
     job.deploy_model = s.deploy_spec.model.name;
@@ -57,8 +39,6 @@ class IncrementalLearning final : public StagedKind {
     job.hot_update = s.deploy_spec.model.hot_update_enabled;
     job.poll_period_seconds = s.deploy_spec.model.PollPeriodSeconds();
     job.hard_example_mining = s.deploy_spec.hard_example_mining;
-    job.output_dir = s.output_dir;
-    job.credential_name = s.credential_name;
     return job;
   }
 
@@ -140,13 +120,10 @@ std::unique_ptr<StagedKind> IncrementalLearningKind() {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeIncrementalLearningController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served,
-                   ServedOrLogOff(context, api::resources::IncrementalLearningJobs()));
-  if (!served) return std::unique_ptr<GmController>();
-  absl::StatusOr<std::unique_ptr<StagedJobController>> controller =
-      StagedJobController::Create(context, IncrementalLearningKind());
-  if (!controller.ok()) return controller.status();
-  return std::unique_ptr<GmController>(*std::move(controller));
+  return CreateIfServed(context, api::resources::IncrementalLearningJobs(),
+                        [](const ControllerContext& context) {
+                          return StagedJobController::Create(context, IncrementalLearningKind());
+                        });
 }
 
 }  // namespace nereid::gm

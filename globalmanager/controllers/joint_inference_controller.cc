@@ -13,6 +13,7 @@
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/model_requirements.h"
@@ -104,7 +105,8 @@ absl::StatusOr<std::unique_ptr<JointInferenceController>> JointInferenceControll
 }
 
 JointInferenceController::JointInferenceController(const ControllerContext& context)
-    : ReconcilingController("jointinference", context) {
+    : ReconcilingController("jointinference", context),
+      placements_(context.edge, "jointinferenceservice") {
   services_ = Watch(Services());
   deployments_ = WatchOwned(kube::resources::Deployments(), std::string(kKind));
   k8s_services_ = WatchOwned(kube::resources::Services(), std::string(kKind));
@@ -150,19 +152,13 @@ void JointInferenceController::EnqueueSelectingServices() {
 }
 
 std::vector<std::string> JointInferenceController::EdgeNodes(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return {};
-  return {it->second.nodes.begin(), it->second.nodes.end()};
+  std::set<std::string> nodes = placements_.Nodes(key);
+  return {nodes.begin(), nodes.end()};
 }
 
 void JointInferenceController::Record(const Json& object, kube::EventType type,
                                       std::string_view reason, std::string_view message) const {
-  if (context().events == nullptr) return;
-  kube::ObjectReference ref = kube::ObjectReference::FromObject(object);
-  ref.api_version = std::string(api::kApiVersion);  // Cached objects may lack their TypeMeta.
-  ref.kind = std::string(kKind);
-  context().events->Record(ref, type, reason, message);
+  RecordEvent(context(), Services(), object, type, reason, message);
 }
 
 JointInferenceController::Plan JointInferenceController::MakePlan(const Json& object) const {
@@ -366,279 +362,6 @@ JiState JointInferenceController::StateOf(const Json& object, const JiChildren& 
   return ComputeJiState(cloud, edges);
 }
 
-absl::StatusOr<bool> JointInferenceController::StillExists(const Json& object) const {
-  absl::StatusOr<Json> live =
-      context().client->Get(Services(), kube::Namespace(object), kube::Name(object));
-  if (!live.ok()) {
-    if (absl::IsNotFound(live.status())) return false;
-    return live.status();
-  }
-  return kube::Uid(*live) == kube::Uid(object) && !kube::IsBeingDeleted(*live);
-}
-
-bool JointInferenceController::MissingChild(const Json& object, const JiChildren& children) const {
-  const std::string ns = kube::Namespace(object);
-  if (!k8s_services_->GetLister().Get(ns, kube::Name(children.service)).ok()) return true;
-  for (const JiDeployment& d : children.deployments) {
-    if (!deployments_->GetLister().Get(ns, kube::Name(d.object)).ok()) return true;
-  }
-  for (const Json& h : children.hpas) {
-    if (!hpas_->GetLister().Get(ns, kube::Name(h)).ok()) return true;
-  }
-  return false;
-}
-
-absl::Status JointInferenceController::SyncChildren(const Json& object, const JiChildren& children,
-                                                    std::vector<std::string>* problems) {
-  // The Service first: the edge worker's BIG_MODEL_IP names it.
-  absl::Status status = SyncService(object, children, problems);
-  status.Update(SyncDeployments(object, children, problems));
-  status.Update(SyncHpas(object, children, problems));
-  return status;
-}
-
-namespace {
-
-// What to do about one desired child given the cache.
-enum class ChildAction { kCreate, kUpdate, kNone, kConflict };
-
-ChildAction Decide(const kube::Json* existing, const WorkerOwner& owner, bool differs) {
-  if (existing == nullptr) return ChildAction::kCreate;
-  if (!IsControlledBy(*existing, owner)) return ChildAction::kConflict;
-  return differs ? ChildAction::kUpdate : ChildAction::kNone;
-}
-
-std::string HashOf(const Json& object) {
-  return kube::Annotation(object, kTemplateHashAnnotation).value_or("");
-}
-
-}  // namespace
-
-absl::Status JointInferenceController::SyncDeployments(const Json& object,
-                                                       const JiChildren& children,
-                                                       std::vector<std::string>* problems) {
-  const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
-  const kube::Resource& resource = kube::resources::Deployments();
-  kube::KubeClient& client = *context().client;
-  absl::Status status;
-  std::set<std::string> wanted;
-  for (const JiDeployment& desired : children.deployments) {
-    const std::string name = kube::Name(desired.object);
-    wanted.insert(name);
-    absl::StatusOr<kube::ObjectPtr> cached = deployments_->GetLister().Get(owner.ns, name);
-    const Json* existing = cached.ok() ? cached->get() : nullptr;
-    const Json* want_replicas = kube::FindPath(desired.object, "spec.replicas");
-    const bool template_differs = existing != nullptr && HashOf(*existing) != HashOf(desired.object);
-    const bool replicas_differ =
-        existing != nullptr && !desired.has_hpa && want_replicas != nullptr &&
-        kube::FindPath(*existing, "spec.replicas") != nullptr &&
-        *kube::FindPath(*existing, "spec.replicas") != *want_replicas;
-    switch (Decide(existing, owner, template_differs || replicas_differ)) {
-      case ChildAction::kCreate: {
-        absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired.object);
-        if (created.ok()) {
-          LOG(INFO) << "jointinferenceservice " << kube::Key(object) << ": created Deployment "
-                    << name;
-          Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
-                 absl::StrCat("Created Deployment ", name));
-        } else if (absl::IsAlreadyExists(created.status())) {
-          // The cache has not seen it yet; its informer event reconciles us again.
-        } else if (kube::IsInvalid(created.status())) {
-          problems->push_back(absl::StrCat("Deployment ", name, " refused by the API server: ",
-                                           created.status().message()));
-        } else {
-          Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
-                 absl::StrCat("Error creating Deployment ", name, ": ",
-                              created.status().message()));
-          status.Update(created.status());
-        }
-        break;
-      }
-      case ChildAction::kUpdate: {
-        Json updated = *existing;
-        updated["spec"]["template"] = desired.object["spec"]["template"];
-        if (!desired.has_hpa && want_replicas != nullptr) updated["spec"]["replicas"] = *want_replicas;
-        updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] =
-            HashOf(desired.object);
-        for (auto& [k, v] : desired.object["metadata"]["labels"].items()) {
-          updated["metadata"]["labels"][k] = v;
-        }
-        absl::StatusOr<Json> result = client.Update(resource, updated);
-        if (result.ok()) {
-          std::string what =
-              template_differs
-                  ? "rolling out the changed worker template"
-                  : absl::StrCat("replicas set to ", want_replicas->dump(), " as the spec says");
-          LOG(INFO) << "jointinferenceservice " << kube::Key(object) << ": updated Deployment "
-                    << name << ": " << what;
-          Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,
-                 absl::StrCat("Updated Deployment ", name, ": ", what));
-        } else if (kube::IsInvalid(result.status())) {
-          problems->push_back(absl::StrCat("Deployment ", name, " update refused by the API server: ",
-                                           result.status().message()));
-        } else if (!absl::IsNotFound(result.status())) {
-          status.Update(result.status());  // Conflict: the cache was behind; retried.
-        }
-        break;
-      }
-      case ChildAction::kConflict:
-        problems->push_back(absl::StrCat("Deployment ", name,
-                                         " exists and is not controlled by this service"));
-        Record(object, kube::EventType::kWarning, reasons::kChildConflict,
-               absl::StrCat("Deployment ", name,
-                            " exists and is not controlled by this service; delete or rename it"));
-        break;
-      case ChildAction::kNone:
-        break;
-    }
-  }
-  // Worker Deployments this service no longer asks for (e.g. a node no longer selected).
-  for (const kube::ObjectPtr& d : deployments_->GetLister().List(
-           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
-    const std::string name = kube::Name(*d);
-    if (!IsControlledBy(*d, owner) || wanted.count(name) > 0 || kube::IsBeingDeleted(*d)) continue;
-    kube::DeleteOptions options;
-    options.propagation_policy = "Background";
-    absl::Status deleted = client.Delete(resource, owner.ns, name, options);
-    if (deleted.ok()) {
-      LOG(INFO) << "jointinferenceservice " << kube::Key(object) << ": deleted Deployment "
-                << name;
-      Record(object, kube::EventType::kNormal, reasons::kSuccessfulDelete,
-             absl::StrCat("Deleted Deployment ", name, " (no longer selected)"));
-    } else if (!absl::IsNotFound(deleted)) {
-      status.Update(deleted);
-    }
-  }
-  return status;
-}
-
-absl::Status JointInferenceController::SyncService(const Json& object, const JiChildren& children,
-                                                   std::vector<std::string>* problems) {
-  const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
-  const kube::Resource& resource = kube::resources::Services();
-  const Json& desired = children.service;
-  const std::string name = kube::Name(desired);
-  absl::StatusOr<kube::ObjectPtr> cached = k8s_services_->GetLister().Get(owner.ns, name);
-  const Json* existing = cached.ok() ? cached->get() : nullptr;
-  const bool differs = existing != nullptr && HashOf(*existing) != HashOf(desired);
-  switch (Decide(existing, owner, differs)) {
-    case ChildAction::kCreate: {
-      absl::StatusOr<Json> created = context().client->Create(resource, owner.ns, desired);
-      if (created.ok()) {
-        Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
-               absl::StrCat("Created Service ", name));
-      } else if (kube::IsInvalid(created.status())) {
-        problems->push_back(absl::StrCat("Service ", name, " refused by the API server: ",
-                                         created.status().message()));
-      } else if (!absl::IsAlreadyExists(created.status())) {
-        Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
-               absl::StrCat("Error creating Service ", name, ": ", created.status().message()));
-        return created.status();
-      }
-      return absl::OkStatus();
-    }
-    case ChildAction::kUpdate: {
-      // Only what we own in the spec; clusterIP and other defaulted fields stay.
-      Json updated = *existing;
-      updated["spec"]["ports"] = desired["spec"]["ports"];
-      updated["spec"]["selector"] = desired["spec"]["selector"];
-      updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = HashOf(desired);
-      absl::StatusOr<Json> result = context().client->Update(resource, updated);
-      if (result.ok()) {
-        Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,
-               absl::StrCat("Updated Service ", name));
-      } else if (!absl::IsNotFound(result.status())) {
-        return result.status();
-      }
-      return absl::OkStatus();
-    }
-    case ChildAction::kConflict:
-      problems->push_back(
-          absl::StrCat("Service ", name, " exists and is not controlled by this service"));
-      Record(object, kube::EventType::kWarning, reasons::kChildConflict,
-             absl::StrCat("Service ", name,
-                          " exists and is not controlled by this service; delete or rename it"));
-      return absl::OkStatus();
-    case ChildAction::kNone:
-      return absl::OkStatus();
-  }
-  return absl::OkStatus();
-}
-
-absl::Status JointInferenceController::SyncHpas(const Json& object, const JiChildren& children,
-                                                std::vector<std::string>* problems) {
-  const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
-  const kube::Resource& resource = kube::resources::HorizontalPodAutoscalers();
-  kube::KubeClient& client = *context().client;
-  absl::Status status;
-  std::set<std::string> wanted;
-  for (const Json& desired : children.hpas) {
-    const std::string name = kube::Name(desired);
-    wanted.insert(name);
-    absl::StatusOr<kube::ObjectPtr> cached = hpas_->GetLister().Get(owner.ns, name);
-    const Json* existing = cached.ok() ? cached->get() : nullptr;
-    const bool differs = existing != nullptr && HashOf(*existing) != HashOf(desired);
-    switch (Decide(existing, owner, differs)) {
-      case ChildAction::kCreate: {
-        absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
-        if (created.ok()) {
-          Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
-                 absl::StrCat("Created HorizontalPodAutoscaler ", name));
-        } else if (kube::IsInvalid(created.status())) {
-          problems->push_back(absl::StrCat("HorizontalPodAutoscaler ", name,
-                                           " refused by the API server: ",
-                                           created.status().message()));
-        } else if (!absl::IsAlreadyExists(created.status())) {
-          Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
-                 absl::StrCat("Error creating HorizontalPodAutoscaler ", name, ": ",
-                              created.status().message()));
-          status.Update(created.status());
-        }
-        break;
-      }
-      case ChildAction::kUpdate: {
-        Json updated = *existing;
-        updated["spec"] = desired["spec"];
-        updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = HashOf(desired);
-        absl::StatusOr<Json> result = client.Update(resource, updated);
-        if (result.ok()) {
-          Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,
-                 absl::StrCat("Updated HorizontalPodAutoscaler ", name));
-        } else if (kube::IsInvalid(result.status())) {
-          problems->push_back(absl::StrCat("HorizontalPodAutoscaler ", name,
-                                           " update refused by the API server: ",
-                                           result.status().message()));
-        } else if (!absl::IsNotFound(result.status())) {
-          status.Update(result.status());
-        }
-        break;
-      }
-      case ChildAction::kConflict:
-        problems->push_back(absl::StrCat("HorizontalPodAutoscaler ", name,
-                                         " exists and is not controlled by this service"));
-        Record(object, kube::EventType::kWarning, reasons::kChildConflict,
-               absl::StrCat("HorizontalPodAutoscaler ", name,
-                            " exists and is not controlled by this service"));
-        break;
-      case ChildAction::kNone:
-        break;
-    }
-  }
-  for (const kube::ObjectPtr& h :
-       hpas_->GetLister().List(owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
-    const std::string name = kube::Name(*h);
-    if (!IsControlledBy(*h, owner) || wanted.count(name) > 0 || kube::IsBeingDeleted(*h)) continue;
-    absl::Status deleted = client.Delete(resource, owner.ns, name);
-    if (deleted.ok()) {
-      Record(object, kube::EventType::kNormal, reasons::kSuccessfulDelete,
-             absl::StrCat("Deleted HorizontalPodAutoscaler ", name));
-    } else if (!absl::IsNotFound(deleted)) {
-      status.Update(deleted);
-    }
-  }
-  return status;
-}
-
 absl::Status JointInferenceController::WriteState(const kube::ObjectPtr& object,
                                                   const JiState& state,
                                                   std::string_view spec_reason,
@@ -702,13 +425,7 @@ absl::Status JointInferenceController::WriteState(const kube::ObjectPtr& object,
   const Json& before = write->before;
   const std::string key = kube::Key(obj);
   if (!spec_reason.empty()) {
-    std::optional<api::Condition> was = FindStatusCondition(before, kSpecValidCondition);
-    if (!was.has_value() || was->status != condition_status::kFalse ||
-        was->message != spec_message) {
-      LOG(WARNING) << "jointinferenceservice " << key << ": " << spec_reason << ": "
-                   << spec_message;
-      Record(write->object, kube::EventType::kWarning, spec_reason, spec_message);
-    }
+    AnnounceSpecInvalid(context(), Services(), *write, spec_reason, spec_message);
   }
   const std::string old_phase = before.value("phase", std::string());
   if (old_phase != state.phase) {
@@ -728,57 +445,21 @@ absl::Status JointInferenceController::WriteState(const kube::ObjectPtr& object,
 absl::Status JointInferenceController::Place(const std::string& key, const Json& object,
                                              const api::JointInferenceService& service,
                                              const std::vector<std::string>& nodes) {
-  const std::string uid = kube::Uid(object);
-  const std::string version = EdgeVersion(object);
-  const std::set<std::string> want(nodes.begin(), nodes.end());
-  std::vector<std::string> added;
-  std::vector<std::string> removed;
-  {
-    absl::MutexLock lock(&mu_);
-    Placed& placed = placed_[key];
-    const bool same_object = placed.uid == uid && placed.version == version;
-    for (const std::string& node : placed.nodes) {
-      if (want.count(node) == 0) {
-        RETURN_IF_ERROR(context().edge->Remove(node, placed.ref));
-        removed.push_back(node);
-      }
-    }
-    for (const std::string& node : want) {
-      if (same_object && placed.nodes.count(node) > 0) continue;  // Holds this version already.
-      RETURN_IF_ERROR(context().edge->Upsert(node, EdgeResource(object, service, node)));
-      if (placed.nodes.count(node) == 0) added.push_back(node);
-    }
-    placed.nodes = want;
-    placed.uid = uid;
-    placed.version = version;
-    placed.ref = EdgeRef(kKind, object);
-    if (want.empty()) placed_.erase(key);
+  std::map<std::string, v1::Resource> resources;
+  for (const std::string& node : nodes) resources[node] = EdgeResource(object, service, node);
+  EdgeChange change;
+  absl::Status s = placements_.Sync(key, resources, &change);
+  if (!change.removed.empty()) {
+    Record(object, kube::EventType::kNormal, reasons::kEdgeNodesChanged,
+           absl::StrCat("edge worker nodes now [",
+                        absl::StrJoin(std::set<std::string>(nodes.begin(), nodes.end()), ","),
+                        "] (removed from ", absl::StrJoin(change.removed, ","), ")"));
   }
-  if (!removed.empty() || !added.empty()) {
-    LOG(INFO) << "jointinferenceservice " << key << ": edge nodes +[" << absl::StrJoin(added, ",")
-              << "] -[" << absl::StrJoin(removed, ",") << "]";
-    if (!removed.empty()) {
-      Record(object, kube::EventType::kNormal, reasons::kEdgeNodesChanged,
-             absl::StrCat("edge worker nodes now [", absl::StrJoin(want, ","), "] (removed from ",
-                          absl::StrJoin(removed, ","), ")"));
-    }
-  }
-  return absl::OkStatus();
+  return s;
 }
 
 absl::Status JointInferenceController::Forget(const std::string& key) {
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    if (it != placed_.end()) {
-      for (const std::string& node : it->second.nodes) {
-        RETURN_IF_ERROR(context().edge->Remove(node, it->second.ref));
-      }
-      LOG(INFO) << "jointinferenceservice " << key << ": removed from edge nodes ["
-                << absl::StrJoin(it->second.nodes, ",") << "]";
-      placed_.erase(it);
-    }
-  }
+  RETURN_IF_ERROR(placements_.Forget(key));
   if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
   return absl::OkStatus();
 }
@@ -788,9 +469,7 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " is not a worker report of a JointInferenceService"));
+    return RejectedPayload(report, "a worker report of a JointInferenceService");
   }
   absl::StatusOr<std::vector<api::Metric>> metrics =
       MetricsFromOwnerInfo(report.worker().owner_info_json());
@@ -799,18 +478,14 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
         "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
                                 report.worker().worker_name(), ": ", metrics.status().message()));
   }
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    if (it == placed_.end() || it->second.nodes.count(std::string(node)) == 0 ||
-        (!ref.uid().empty() && it->second.uid != ref.uid())) {
-      const bool gone = it == placed_.end() || (!ref.uid().empty() && it->second.uid != ref.uid());
-      return ReportOutcome::Rejected(
-          gone ? "ObjectGone" : "NotThisNode",
-          absl::StrCat("jointinferenceservice ", key,
-                       gone ? " is not (or no longer) on any edge node"
-                            : absl::StrCat(" has no edge worker on node ", ToAbsl(node))));
-    }
+  const std::string placed_uid = placements_.Uid(key);
+  const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
+  if (gone || !placements_.Holds(key, node)) {
+    return ReportOutcome::Rejected(
+        gone ? "ObjectGone" : "NotThisNode",
+        absl::StrCat("jointinferenceservice ", key,
+                     gone ? " is not (or no longer) on any edge node"
+                          : absl::StrCat(" has no edge worker on node ", ToAbsl(node))));
   }
   if (metrics->empty()) return ReportOutcome::Accepted();  // Sedna: no ownerInfo, nothing to do.
 
@@ -828,12 +503,7 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
       },
       cached);
   if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    LOG(WARNING) << "jointinferenceservice " << key << ": report " << report.seq()
-                 << " from node " << node << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
+    return ReportWriteFailure("jointinferenceservice", key, node, report, write.status());
   }
   LOG(DEBUG) << "jointinferenceservice " << key << ": metrics from node " << node << " (report "
              << report.seq() << ")" << (write->written ? " written" : " unchanged");
@@ -842,11 +512,7 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeJointInferenceController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Services()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<JointInferenceController> controller,
-                   JointInferenceController::Create(context));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, Services(), &JointInferenceController::Create);
 }
 
 }  // namespace nereid::gm

@@ -3,7 +3,8 @@
 // JointInferenceController: runs each JointInferenceService as a cloud worker (Deployment +
 // Service) and edge worker(s) (Deployment per edge node), tells the edge nodes' LocalControllers
 // about it, keeps its status truthful and turns the edge workers' reports into status.metrics
-// (issue 4 §2; Sedna's controllers/jointinference with its weaknesses fixed, sedna-facts §5.3, §7).
+// (Sedna's controllers/jointinference with its weaknesses fixed; the children Sedna's worker
+// images expect are listed in joint_inference_workers.h).
 //
 // Reconcile (level-based, from the informer caches; children in joint_inference_workers.h):
 //   - spec parsed and validated (api::JointInferenceService::Validate, the edge template's node
@@ -51,6 +52,7 @@
 #include "common/api/joint_inference_service.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/joint_inference_workers.h"
 #include "globalmanager/controllers/reconciling_controller.h"
@@ -82,13 +84,6 @@ class JointInferenceController final : public ReconcilingController, public Repo
     api::JointInferenceService service;
     JiChildren children;
   };
-  struct Placed {
-    std::set<std::string> nodes;
-    std::string uid;
-    std::string version;
-    edge::v1::ObjectRef ref;
-  };
-
   explicit JointInferenceController(const ControllerContext& context);
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
@@ -131,9 +126,7 @@ class JointInferenceController final : public ReconcilingController, public Repo
   kube::SharedInformer* hpas_ = nullptr;
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
-
-  mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  EdgePlacements placements_;
 };
 
 // The DefaultRegistry entry: the controller, or null (skipped, logged) when the API server does not

@@ -1,7 +1,7 @@
 #pragma once
 
-// The children of a JointInferenceService, built from its spec (issue 4 §2; Sedna's
-// controllers/jointinference, sedna-facts §5.2–§5.3):
+// The children of a JointInferenceService, built from its spec with the names, labels and env
+// Sedna's controllers/jointinference gives them (its worker images and users rely on them):
 //
 //   cloud worker  Deployment "<name>-deployment-cloud" (replicas from spec.cloudWorker.replicas,
 //                 default 1; left to the HPA when one is set) + Service "<name>-cloud", ClusterIP,
@@ -28,8 +28,8 @@
 //       edge node, "<name>-deployment-edge-<node>", pinned there with spec.nodeName and told apart
 //       by the selector label nereid.io/node; each with its own HPA when hpa is set.
 //
-// Deployments and the Service carry kTemplateHashAnnotation (the hash of what the spec asks for), so
-// the controller rolls out a spec change by comparing hashes, not API-server-defaulted fields.
+// Deployments and the Service carry kTemplateHashAnnotation (the hash of what the spec asks for),
+// so the controller rolls out a spec change by comparing hashes, not API-server-defaulted fields.
 
 #include <cstdint>
 #include <optional>

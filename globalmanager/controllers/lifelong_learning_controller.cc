@@ -18,18 +18,6 @@ namespace {
 using kube::Json;
 namespace env = api::env;
 
-std::string InputString(const Json& data, const char* key) {
-  return kube::StringAt(data, absl::StrCat("input.", key));
-}
-
-void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
-           std::string what, bool read_only = true, bool is_dir = false) {
-  std::erase(urls, "");
-  if (urls.empty()) return;
-  params->mounts.push_back(
-      StorageMount{std::string(env_name), std::move(urls), read_only, is_dir, std::move(what)});
-}
-
 int64_t IntField(const Json& obj, const char* key) {
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return 0;
@@ -52,18 +40,7 @@ class LifelongLearning final : public StagedKind {
 
   StagedJob Parse(const Json& object, std::vector<kube::StatusCause>* causes) const override {
     StagedJob job;
-    auto ll = ParseStagedKind<api::LifelongLearningJob>(object, &job, causes);
-    if (!ll.has_value()) return job;
-
-    const api::LifelongLearningJobSpec& s = ll->spec;
-    job.meta = ll->metadata;
-    job.dataset = s.dataset;
-    job.train_template = s.train_spec.pod_template;
-    job.eval_template = s.eval_spec.pod_template;
-    job.deploy_template = s.deploy_spec.pod_template;
-    job.train_trigger = s.train_spec.trigger;
-    job.output_dir = s.output_dir;
-    job.credential_name = s.credential_name;
+    ParseStagedKind<api::LifelongLearningJob>(object, &job, causes);
     return job;
   }
 
@@ -175,13 +152,11 @@ std::unique_ptr<StagedKind> LifelongLearningKind(std::string kb_server) {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeLifelongLearningController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served,
-                   ServedOrLogOff(context, api::resources::LifelongLearningJobs()));
-  if (!served) return std::unique_ptr<GmController>();
-  absl::StatusOr<std::unique_ptr<StagedJobController>> controller =
-      StagedJobController::Create(context, LifelongLearningKind(context.settings.kb_server));
-  if (!controller.ok()) return controller.status();
-  return std::unique_ptr<GmController>(*std::move(controller));
+  return CreateIfServed(context, api::resources::LifelongLearningJobs(),
+                        [](const ControllerContext& context) {
+                          return StagedJobController::Create(
+                              context, LifelongLearningKind(context.settings.kb_server));
+                        });
 }
 
 }  // namespace nereid::gm

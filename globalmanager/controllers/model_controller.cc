@@ -13,6 +13,7 @@
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -54,38 +55,28 @@ absl::StatusOr<std::unique_ptr<ModelController>> ModelController::Create(
 }
 
 ModelController::ModelController(const ControllerContext& context)
-    : ReconcilingController("model", context) {
+    : ReconcilingController("model", context), placements_(context.edge, "model") {
   models_ = Watch(api::resources::Models());
 }
 
 ModelController::~ModelController() { Stop(); }
 
 std::set<std::string> ModelController::PlacedNodes(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  return it == placed_.end() ? std::set<std::string>() : it->second.nodes;
+  return placements_.Nodes(key);
 }
 
-std::vector<kube::StatusCause> ModelController::Problems(const Json& object) {
-  Json spec_only = object;
-  spec_only.erase("status");
-  absl::StatusOr<api::Model> model = api::Model::FromJson(spec_only);
-  std::vector<kube::StatusCause> causes;
-  if (!model.ok()) {
-    causes = kube::Causes(model.status());
-    if (causes.empty()) {
-      causes.push_back({"FieldValueInvalid", std::string(model.status().message()), ""});
-    }
-    return causes;
-  }
-  causes = model->Validate();
+std::optional<api::ModelSpec> ModelController::SpecOf(const Json& object,
+                                                      std::vector<kube::StatusCause>* causes) {
+  std::optional<api::Model> model = ParseSpec<api::Model>(object, causes);
+  if (!model.has_value()) return std::nullopt;
   for (const std::string& node : AnnotatedNodes(object)) {
     if (!api::IsDnsSubdomain(node)) {
       api::AddInvalid(absl::StrCat("metadata.annotations[", ToAbsl(kModelNodesAnnotation), "]"),
-                      absl::StrCat("\"", node, "\" is not a valid node name"), &causes);
+                      absl::StrCat("\"", node, "\" is not a valid node name"), causes);
     }
   }
-  return causes;
+  if (!causes->empty()) return std::nullopt;
+  return std::move(model->spec);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +165,7 @@ absl::Status ModelController::PrimeEdge() {
   }
   // Needs declared before the cache synced for Models that exist only now.
   for (const auto& [key, nodes] : needs_) RETURN_IF_ERROR(PlaceLocked(key));
-  LOG(INFO) << "model controller: " << placed_.size() << " models in the edge registry";
+  LOG(INFO) << "model controller: " << placements_.size() << " models in the edge registry";
   return absl::OkStatus();
 }
 
@@ -192,65 +183,25 @@ absl::Status ModelController::PlaceLocked(const std::string& key) {
   } else if (!absl::IsNotFound(hit.status())) {
     return hit.status();
   }
+  std::vector<kube::StatusCause> causes;
+  std::optional<api::ModelSpec> spec;
+  if (object != nullptr && !kube::IsBeingDeleted(*object)) spec = SpecOf(*object, &causes);
+  if (!spec.has_value()) return placements_.Forget(key);
   std::set<std::string> nodes;
-  std::optional<v1::Resource> resource;
-  if (object != nullptr && !kube::IsBeingDeleted(*object) && Problems(*object).empty()) {
-    const Json& obj = *object;
-    if (auto it = needs_.find(key); it != needs_.end()) {
-      for (const auto& [node, requesters] : it->second) nodes.insert(node);
-    }
-    for (std::string& node : AnnotatedNodes(obj)) nodes.insert(std::move(node));
-    resource.emplace();
-    *resource->mutable_ref() = EdgeRef(kKind, obj);
-    resource->set_version(EdgeVersion(obj));
-    v1::ModelSpec* spec = resource->mutable_model();
-    spec->set_url(kube::StringAt(obj, "spec.url"));
-    spec->set_format(kube::StringAt(obj, "spec.format"));
-    spec->set_sha256(absl::AsciiStrToLower(kube::StringAt(obj, "spec.sha256")));
-    if (const Json* socs = kube::FindPath(obj, "spec.device_soc_versions");
-        socs != nullptr && socs->is_array()) {
-      for (const Json& soc : *socs) {
-        if (soc.is_string()) spec->add_device_soc_versions(soc.get<std::string>());
-      }
-    }
-    spec->set_credential_name(kube::StringAt(obj, "spec.credentialName"));
+  if (auto it = needs_.find(key); it != needs_.end()) {
+    for (const auto& [node, requesters] : it->second) nodes.insert(node);
   }
-
-  auto placed = placed_.find(key);
-  const bool same_object = placed != placed_.end() && resource.has_value() &&
-                           placed->second.uid == resource->ref().uid() &&
-                           placed->second.version == resource->version();
-  if (placed != placed_.end()) {
-    std::vector<std::string> removed;
-    for (const std::string& node : placed->second.nodes) {
-      if (nodes.contains(node)) continue;
-      RETURN_IF_ERROR(context().edge->Remove(node, placed->second.ref));
-      removed.push_back(node);
-    }
-    for (const std::string& node : removed) placed->second.nodes.erase(node);
-    if (!removed.empty()) {
-      LOG(INFO) << "model " << key << ": removed from nodes " << absl::StrJoin(removed, ",");
-    }
-  }
-  if (!resource.has_value() || nodes.empty()) {
-    if (placed != placed_.end() && placed->second.nodes.empty()) placed_.erase(placed);
-    return absl::OkStatus();
-  }
-  Placement& placement = placed_[key];
-  if (!same_object) {
-    placement.uid = resource->ref().uid();
-    placement.version = resource->version();
-    placement.ref = resource->ref();
-    placement.nodes.clear();  // Every node gets the new version below.
-  }
-  for (const std::string& node : nodes) {
-    if (placement.nodes.contains(node)) continue;
-    RETURN_IF_ERROR(context().edge->Upsert(node, *resource));
-    placement.nodes.insert(node);
-    LOG(DEBUG) << "model " << key << ": sent to node " << node << " (version "
-               << resource->version() << ")";
-  }
-  return absl::OkStatus();
+  for (std::string& node : AnnotatedNodes(*object)) nodes.insert(std::move(node));
+  v1::Resource resource;
+  *resource.mutable_ref() = EdgeRef(kKind, *object);
+  resource.set_version(EdgeVersion(*object));
+  v1::ModelSpec* edge_spec = resource.mutable_model();
+  edge_spec->set_url(spec->url);
+  edge_spec->set_format(spec->format);
+  edge_spec->set_sha256(absl::AsciiStrToLower(spec->sha256));
+  for (const std::string& soc : spec->device_soc_versions) edge_spec->add_device_soc_versions(soc);
+  edge_spec->set_credential_name(spec->credential_name);
+  return placements_.Sync(key, resource, nodes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,8 +215,8 @@ absl::StatusOr<kube::ReconcileResult> ModelController::Reconcile(const std::stri
     return object.status();
   }
   if (kube::IsBeingDeleted(**object)) return kube::ReconcileResult{};
-  std::vector<kube::StatusCause> causes = Problems(**object);
-  if (!causes.empty()) {
+  std::vector<kube::StatusCause> causes;
+  if (!SpecOf(**object, &causes).has_value()) {
     RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Models(), *object, causes));
   } else {
     RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Models(), *object));
@@ -281,17 +232,11 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_model()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " does not carry a model status"));
+    return RejectedPayload(report, "a model status");
   }
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    if (it == placed_.end() || !it->second.nodes.contains(std::string(node))) {
-      return ReportOutcome::Rejected(
-          "NotThisNode", absl::StrCat("model ", key, " is not sent to node ", ToAbsl(node)));
-    }
+  if (!placements_.Holds(key, node)) {
+    return ReportOutcome::Rejected(
+        "NotThisNode", absl::StrCat("model ", key, " is not sent to node ", ToAbsl(node)));
   }
   const v1::ModelStatus& reported = report.model();
   std::string reason = reported.error_reason();
@@ -334,26 +279,20 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
         return absl::OkStatus();
       },
       cached);
-  if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    LOG(WARNING) << "model " << key << ": report " << report.seq() << " from node " << node
-                 << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
-  }
-  if (!write->written || context().events == nullptr) return ReportOutcome::Accepted();
+  if (!write.ok()) return ReportWriteFailure("model", key, node, report, write.status());
+  if (!write->written) return ReportOutcome::Accepted();
   std::optional<api::Condition> before = FindStatusCondition(write->before, conditions::kVerified);
   if (reported.verified()) {
     if (!before.has_value() || before->status != condition_status::kTrue) {
-      context().events->Record(write->object, kube::EventType::kNormal, reasons::kModelVerified,
-                               absl::StrCat("fetched and verified on node ", ToAbsl(node)));
+      RecordEvent(context(), api::resources::Models(), write->object, kube::EventType::kNormal,
+                  reasons::kModelVerified,
+                  absl::StrCat("fetched and verified on node ", ToAbsl(node)));
     }
   } else if (!before.has_value() || before->status != condition_status::kFalse ||
              before->reason != reason || before->message != message) {
     LOG(WARNING) << "model " << key << ": " << reason << ": " << message;
-    context().events->Record(write->object, kube::EventType::kWarning,
-                             reasons::kVerificationFailed, absl::StrCat(reason, ": ", message));
+    RecordEvent(context(), api::resources::Models(), write->object, kube::EventType::kWarning,
+                reasons::kVerificationFailed, absl::StrCat(reason, ": ", message));
   }
   return ReportOutcome::Accepted();
 }

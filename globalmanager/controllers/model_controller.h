@@ -1,7 +1,7 @@
 #pragma once
 
 // ModelController: sends each Model to the edge nodes that need it and turns the LCs' fetch and
-// verification results into the Model's status (seed 001: sha256).
+// verification results (spec.sha256 when set) into the Model's status.
 //
 // Which nodes need a Model (nothing else sends Models; Sedna pushed them only from its IL
 // controller):
@@ -25,6 +25,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,8 +33,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/api/model.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
@@ -77,17 +80,12 @@ class ModelController final : public ReconcilingController,
   std::set<std::string> PlacedNodes(const std::string& key) const;
 
  private:
-  struct Placement {
-    std::string uid;
-    std::string version;
-    edge::v1::ObjectRef ref;
-    std::set<std::string> nodes;
-  };
-
   explicit ModelController(const ControllerContext& context);
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
-  static std::vector<kube::StatusCause> Problems(const kube::Json& object);
+  // The spec of `object` when it can be sent; else its problems in `causes`.
+  static std::optional<api::ModelSpec> SpecOf(const kube::Json& object,
+                                              std::vector<kube::StatusCause>* causes);
   // Brings the registry in line with the Model in the cache and the current needs.
   absl::Status Place(const std::string& key);
   absl::Status PlaceLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -100,7 +98,8 @@ class ModelController final : public ReconcilingController,
   std::map<std::string, std::map<std::string, std::set<std::string>>> needs_ ABSL_GUARDED_BY(mu_);
   // requester -> what it needs (to replace or release it all).
   std::map<std::string, std::set<ModelNeed>> by_requester_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, Placement> placed_ ABSL_GUARDED_BY(mu_);
+  // Guarded by mu_ too: PlaceLocked decides from needs_ and syncs under one lock.
+  EdgePlacements placements_;
 };
 
 }  // namespace nereid::gm

@@ -1,8 +1,8 @@
 #pragma once
 
-// Placement: which nodes a worker's pod template puts workers on (seed 000 "daemonset support";
-// Sedna announces only nodeName-bound workers). Shared by the JointInferenceService,
-// FederatedLearningJob and Incremental/LifelongLearningJob controllers.
+// Placement: which nodes a worker's pod template puts workers on (one worker per matching node,
+// like a DaemonSet; Sedna announces only nodeName-bound workers). Shared by the
+// JointInferenceService, FederatedLearningJob and Incremental/LifelongLearningJob controllers.
 //
 //   spec.nodeName set          → exactly that node (kNodeName), whether or not a Node object
 //                                exists: the pod is bound there, as Sedna does.
@@ -19,9 +19,9 @@
 //                                - are not being deleted,
 //                                - have no NoSchedule/NoExecute taint the template does not
 //                                  tolerate, except the condition taints a DaemonSet tolerates
-//                                  implicitly (not-ready, unreachable, pressure, unschedulable, ...)
-//                                  because edge nodes flap and a worker should not be torn down
-//                                  when its node briefly loses the cloud.
+//                                  implicitly (not-ready, unreachable, pressure, unschedulable,
+//                                  ...) because edge nodes flap and a worker should not be torn
+//                                  down when its node briefly loses the cloud.
 //                                Ready/NotReady is deliberately ignored, like a DaemonSet.
 //                                preferredDuringScheduling terms do not restrict placement.
 //   neither                    → kUnplaced: the scheduler picks a node; no LC can be told in

@@ -67,17 +67,12 @@ ControllerRegistry DefaultRegistry() {
       "Model", [](ControllerContext& context) -> absl::StatusOr<std::unique_ptr<GmController>> {
         absl::StatusOr<std::unique_ptr<ModelController>> controller =
             ModelController::Create(context);
-        if (!controller.ok()) return controller.status();
-        context.models = controller->get();
-        return std::unique_ptr<GmController>(*std::move(controller));
+        if (controller.ok()) context.models = controller->get();
+        return AsGmController(std::move(controller));
       });
-  status.Update(registry.Add(
-      "Dataset", [](ControllerContext& context) -> absl::StatusOr<std::unique_ptr<GmController>> {
-        absl::StatusOr<std::unique_ptr<DatasetController>> controller =
-            DatasetController::Create(context);
-        if (!controller.ok()) return controller.status();
-        return std::unique_ptr<GmController>(*std::move(controller));
-      }));
+  status.Update(registry.Add("Dataset", [](ControllerContext& context) {
+    return AsGmController(DatasetController::Create(context));
+  }));
   status.Update(registry.Add("JointInferenceService", MakeJointInferenceController));
   status.Update(registry.Add("DistributedJob", MakeDistributedJobController));
   status.Update(registry.Add("FederatedLearningJob", MakeFederatedLearningController));

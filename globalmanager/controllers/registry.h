@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -28,6 +29,33 @@ using ControllerFactory =
 absl::StatusOr<bool> ServedOrLogOff(const ControllerContext& context,
                                     const kube::Resource& resource);
 
+// A controller made by a kind's Create(), as a GmController (errors pass through).
+template <typename Controller>
+absl::StatusOr<std::unique_ptr<GmController>> AsGmController(
+    absl::StatusOr<std::unique_ptr<Controller>> made) {
+  if (!made.ok()) return made.status();
+  return std::unique_ptr<GmController>(*std::move(made));
+}
+
+// The one "create if the CRD is served" factory body: `create(context)` (returning
+// StatusOr<unique_ptr<T>> for a GmController T) unless the API does not serve `resource`; then a
+// null controller (the kind is skipped, with a warning), so a cluster without that CRD still gets
+// a GM whose caches sync.
+//
+//   registry.Add("JointInferenceService", [](ControllerContext& context) {
+//     return CreateIfServed(context, api::resources::JointInferenceServices(),
+//                           &JointInferenceController::Create);
+//   });
+template <typename Create>
+absl::StatusOr<std::unique_ptr<GmController>> CreateIfServed(ControllerContext& context,
+                                                             const kube::Resource& resource,
+                                                             Create&& create) {
+  absl::StatusOr<bool> served = ServedOrLogOff(context, resource);
+  if (!served.ok()) return served.status();
+  if (!*served) return std::unique_ptr<GmController>();
+  return AsGmController(std::forward<Create>(create)(context));
+}
+
 class ControllerRegistry {
  public:
   // AlreadyExists for a name registered twice.
@@ -45,8 +73,8 @@ class ControllerRegistry {
   std::vector<Entry> entries_;
 };
 
-// Model (first: later controllers use its ModelRequirements), Dataset, DistributedJob (only when
-// its CRD is served).
+// Model (first: later controllers use its ModelRequirements), Dataset, then the workload kinds,
+// each only when its CRD is served.
 ControllerRegistry DefaultRegistry();
 
 }  // namespace nereid::gm

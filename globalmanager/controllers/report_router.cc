@@ -5,11 +5,34 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/kube/errors.h"
 #include "common/kube/thread_name.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
+#include "common/strings/absl_compat.h"
 
 namespace nereid::gm {
+
+ReportOutcome RejectedPayload(const edge::v1::StatusReport& report, std::string_view what) {
+  return ReportOutcome::Rejected(
+      "Invalid", absl::StrCat("report ", report.seq(), " about ", report.ref().kind(), " ",
+                              report.ref().namespace_(), "/", report.ref().name(),
+                              " does not carry ", ToAbsl(what)));
+}
+
+ReportOutcome ReportWriteFailure(std::string_view what, std::string_view key, std::string_view node,
+                                 const edge::v1::StatusReport& report, const absl::Status& s) {
+  if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
+  if (s.code() == absl::StatusCode::kFailedPrecondition) {
+    LOG(WARNING) << what << " " << key << ": report " << report.seq() << " from node " << node
+                 << " refused: " << s.message();
+    return ReportOutcome::Rejected("NotThisNode", std::string(s.message()));
+  }
+  LOG(WARNING) << what << " " << key << ": report " << report.seq() << " from node " << node
+               << " not written: " << s;
+  return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
+                              std::string(s.message()));
+}
 namespace {
 
 ControllerMetrics::ReportResult ResultOf(const ReportOutcome& outcome) {

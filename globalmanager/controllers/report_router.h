@@ -43,6 +43,18 @@ class ReportSink {
                                      const edge::v1::StatusReport& report) = 0;
 };
 
+// Rejected Invalid for a report that lacks the payload this sink takes (`what`, e.g. "a worker
+// report") or names another kind.
+ReportOutcome RejectedPayload(const edge::v1::StatusReport& report, std::string_view what);
+
+// The outcome of a report whose status write (WriteStatus) failed with `s`, logged:
+//   NotFound            → Rejected ObjectGone (the object is gone or was re-created: never
+//   writable); FailedPrecondition  → Rejected NotThisNode (the mutator found the node has no say);
+//   anything else       → Retry Conflict / ApiError (the LC resends).
+// `what` and `key` name the object in the log ("dataset", "ns/name").
+ReportOutcome ReportWriteFailure(std::string_view what, std::string_view key, std::string_view node,
+                                 const edge::v1::StatusReport& report, const absl::Status& s);
+
 class ReportRouter final : public ReportHandler {
  public:
   struct Options {

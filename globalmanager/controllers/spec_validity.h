@@ -1,24 +1,34 @@
 #pragma once
 
-// How every GM controller reports an invalid spec (issue 4 §2: "a condition with reason and
-// message, an Event, and no children — never a crash or a retry storm"):
-//   RecordSpecInvalid → condition SpecValid=False reason InvalidSpec with the causes as message,
+// How every GM controller reports a spec it cannot act on: a condition with reason and message,
+// an Event, and no children — never a crash, and no retry storm (the user's edit re-reconciles):
+//   RecordSpecInvalid → condition SpecValid=False with the reason (InvalidSpec, or a kind's own
+//                       "waiting" reason such as DatasetNotFound) and the causes as message,
 //                       status.reason/status.message the same, observedGeneration, and a Warning
-//                       Event InvalidSpec when this is news (not on every resync);
-//   RecordSpecValid   → once the user fixed it: SpecValid=True, the InvalidSpec reason/message
-//                       cleared. Writes nothing for an object that was never invalid.
-// Both go through the status subresource with conflict retries; an object that vanished
-// meanwhile is not an error. Kinds whose status has no top-level reason/message pass
-// `top_level_reason = false`.
+//                       Event with that reason when this is news (not on every resync);
+//   RecordSpecValid   → once the user fixed it: SpecValid=True, the reason/message the invalid
+//                       spec set cleared. Writes nothing for an object that was never invalid.
+//   MarkSpecValid     → the same change inside a status write the caller makes anyway.
+// Both Record* go through the status subresource with conflict retries (WriteStatus); an object
+// that vanished meanwhile is not an error. SpecValidityOptions cover kinds whose status has no
+// top-level reason/message, or whose status.conditions is a history of another schema (the
+// SpecValid condition then lives in another list, e.g. status.jobConditions).
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/api/common_types.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
 
@@ -26,11 +36,59 @@ inline constexpr std::string_view kSpecValidCondition = "SpecValid";
 inline constexpr std::string_view kInvalidSpecReason = "InvalidSpec";
 inline constexpr std::string_view kValidReason = "Valid";
 
+struct SpecValidityOptions {
+  // The status field holding the list the SpecValid condition is kept in.
+  std::string_view conditions_field = "conditions";
+  // Whether status.reason/status.message mirror the problem.
+  bool top_level_reason = true;
+};
+
 absl::Status RecordSpecInvalid(const ControllerContext& context, const kube::Resource& resource,
                                const kube::ObjectPtr& object,
                                const std::vector<kube::StatusCause>& causes,
                                bool top_level_reason = true);
+// With a reason of the kind's own (e.g. a referenced object that does not exist yet).
+absl::Status RecordSpecInvalid(const ControllerContext& context, const kube::Resource& resource,
+                               const kube::ObjectPtr& object, std::string_view reason,
+                               std::string_view message, const SpecValidityOptions& options = {});
 absl::Status RecordSpecValid(const ControllerContext& context, const kube::Resource& resource,
                              const kube::ObjectPtr& object, bool top_level_reason = true);
+
+// Parses `object` into its typed common/api struct T once (its status ignored: a malformed status
+// is ours to rewrite) and checks it: the type errors (with field paths), else T::Validate()'s
+// problems, are appended to `causes`. nullopt when it does not parse; the parsed object otherwise,
+// valid only if no cause was added.
+template <typename T>
+std::optional<T> ParseSpec(const kube::Json& object, std::vector<kube::StatusCause>* causes) {
+  kube::Json spec_only = object;
+  spec_only.erase("status");
+  absl::StatusOr<T> parsed = T::FromJson(spec_only);
+  if (!parsed.ok()) {
+    std::vector<kube::StatusCause> found = kube::Causes(parsed.status());
+    if (found.empty()) {
+      found.push_back({"FieldValueInvalid", std::string(parsed.status().message()), ""});
+    }
+    causes->insert(causes->end(), found.begin(), found.end());
+    return std::nullopt;
+  }
+  std::vector<kube::StatusCause> invalid = parsed->Validate();
+  causes->insert(causes->end(), invalid.begin(), invalid.end());
+  return *std::move(parsed);
+}
+
+// After a status write that set SpecValid=False with `reason`/`message` itself (a kind whose
+// status layout RecordSpecInvalid cannot write, e.g. JointInferenceService's phase history with
+// SpecValid first): the log line and Warning Event RecordSpecInvalid gives, when this is news.
+void AnnounceSpecInvalid(const ControllerContext& context, const kube::Resource& resource,
+                         const StatusWrite& write, std::string_view reason,
+                         std::string_view message, const SpecValidityOptions& options = {});
+
+// Sets SpecValid=True in `status` if it says False (clearing the reason/message it set); returns
+// whether it changed.
+bool MarkSpecValid(kube::Json* status, absl::Time now, const SpecValidityOptions& options = {});
+
+// The SpecValid condition of `status`, if any.
+std::optional<api::Condition> FindSpecValid(const kube::Json& status,
+                                            const SpecValidityOptions& options = {});
 
 }  // namespace nereid::gm

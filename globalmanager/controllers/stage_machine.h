@@ -1,9 +1,10 @@
 #pragma once
 
 // The Train -> Eval -> Deploy stage machine of IncrementalLearningJob and LifelongLearningJob
-// (sedna-facts §4.4, §5.5), as pure functions of the job's latest condition and what the controller
-// observed, so every transition is table-tested. The controllers (staged_job_controller.h) append
-// the returned conditions with api::AppendCondition (bounded) and act on the new state.
+// (the conditions and stage names Sedna's controllers and LC write), as pure functions of the job's
+// latest condition and what the controller observed, so every transition is table-tested. The
+// controllers (staged_job_controller.h) append the returned conditions with api::AppendCondition
+// (bounded) and act on the new state.
 //
 // The job's state is its latest condition (stage, type). Transitions:
 //
@@ -13,15 +14,18 @@
 //   Waiting(S)             | LC: Ready(S) (trigger fired, with input)  | Ready(S)          [report]
 //   Waiting(S)             | LC: Failed(S) (cannot prepare the stage)  | Failed(S)         [report]
 //   Waiting(Deploy)        | LC: Completed (deploy trigger not fired)  | Completed(Deploy) [report]
-//   Ready(Train|Eval)      |                                           | Starting(S): a new stage run
-//   Ready(Deploy)          |                                           | Starting(Deploy): the deploy
-//                          |                                           |   node's LC installs the model
+//   Ready(Train|Eval)      |                                           | Starting(S): a new stage
+//   run Ready(Deploy)          |                                           | Starting(Deploy): the
+//   deploy
+//                          |                                           |   node's LC installs the
+//                          model
 //   Starting|Running(T|E)  | stage pod running                         | Running(S)
 //   Starting|Running(T|E)  | stage pod succeeded                       | Completed(S)
 //   Starting|Running(T|E)  | stage run failed (retries exhausted, ...) | Failed(S)
 //   Starting(Deploy)       | LC: Installed, hot update on              | Completed(Deploy) [report]
-//   Starting(Deploy)       | LC: Installed, hot update off             | Running(Deploy)   [report]:
-//                          |                                           |   the inference pod restarts
+//   Starting(Deploy)       | LC: Installed, hot update off             | Running(Deploy) [report]:
+//                          |                                           |   the inference pod
+//                          restarts
 //   Starting(Deploy)       | LC: Failed(Deploy)                        | Failed(Deploy)    [report]
 //   Running(Deploy)        | restarted inference pod running           | Completed(Deploy)
 //   Completed(Train|Eval)  | worker output reported, or grace over     | Waiting(next stage)
@@ -31,10 +35,10 @@
 // [report] rows come from the LC (OnStageReport); the others from the controller's own
 // observations (NextTransition). Differences from Sedna, on purpose: Ready(Deploy) waits for the
 // deploy node to install the model before restarting the inference worker (Sedna restarts it from
-// the trigger node, which breaks when the stages run on different nodes, Sedna #67); Completed(Train
-// |Eval) waits (bounded) for the worker's output report, so the next stage is never started without
-// the model it needs (Sedna #317: the stage machine stalled when the pod's Succeeded raced the
-// worker's report); a stage's pods are cleaned up when it completes.
+// the trigger node, which breaks when the stages run on different nodes, Sedna #67);
+// Completed(Train |Eval) waits (bounded) for the worker's output report, so the next stage is never
+// started without the model it needs (Sedna #317: the stage machine stalled when the pod's
+// Succeeded raced the worker's report); a stage's pods are cleaned up when it completes.
 
 #include <optional>
 #include <string>

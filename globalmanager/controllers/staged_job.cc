@@ -2,8 +2,23 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace nereid::gm {
+
+std::string InputString(const kube::Json& data, const char* key) {
+  return kube::StringAt(data, absl::StrCat("input.", key));
+}
+
+void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
+           std::string what, bool read_only, bool is_dir) {
+  std::erase(urls, "");
+  if (urls.empty()) return;
+  params->mounts.push_back(
+      StorageMount{std::string(env_name), std::move(urls), read_only, is_dir, std::move(what)});
+}
 
 std::vector<std::string> StagedJob::ModelNames() const {
   std::vector<std::string> names;

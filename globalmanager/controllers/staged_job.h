@@ -20,6 +20,7 @@
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
+#include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/worker_template.h"
 #include "nereid/edge/v1/resources.pb.h"
 
@@ -72,28 +73,27 @@ void TriggerToProto(const api::Trigger& trigger, edge::v1::Trigger* out);
 job::RunPolicy ReadStagedRunPolicy(const kube::Json& object, api::FieldReader* reader);
 
 // The kind `T` (api::IncrementalLearningJob, api::LifelongLearningJob) parsed from `object`'s spec
-// (its status is ours to rewrite), with `job->run_policy` set; the parse error, else T::Validate()'s
-// and the run policy's problems, go to `causes`. nullopt when the spec does not parse.
+// (its status is ours to rewrite), with the fields both kinds share and `job->run_policy` set in
+// `job`; the parse error, else T::Validate()'s and the run policy's problems, go to `causes`.
+// nullopt when the spec does not parse.
 template <typename T>
 std::optional<T> ParseStagedKind(const kube::Json& object, StagedJob* job,
                                  std::vector<kube::StatusCause>* causes) {
-  kube::Json spec_only = object;
-  spec_only.erase("status");
-  absl::StatusOr<T> parsed = T::FromJson(spec_only);
-  if (!parsed.ok()) {
-    std::vector<kube::StatusCause> found = kube::Causes(parsed.status());
-    if (found.empty()) {
-      found.push_back({"FieldValueInvalid", std::string(parsed.status().message()), ""});
-    }
-    causes->insert(causes->end(), found.begin(), found.end());
-    return std::nullopt;
-  }
-  std::vector<kube::StatusCause> invalid = parsed->Validate();
-  causes->insert(causes->end(), invalid.begin(), invalid.end());
+  std::optional<T> parsed = ParseSpec<T>(object, causes);
+  if (!parsed.has_value()) return std::nullopt;
+  // What both kinds have, under the same names.
+  job->meta = parsed->metadata;
+  job->dataset = parsed->spec.dataset;
+  job->train_template = parsed->spec.train_spec.pod_template;
+  job->eval_template = parsed->spec.eval_spec.pod_template;
+  job->deploy_template = parsed->spec.deploy_spec.pod_template;
+  job->train_trigger = parsed->spec.train_spec.trigger;
+  job->output_dir = parsed->spec.output_dir;
+  job->credential_name = parsed->spec.credential_name;
   api::FieldReader reader;
   job->run_policy = ReadStagedRunPolicy(object, &reader);
   for (const kube::StatusCause& c : reader.causes()) causes->push_back(c);
-  return *std::move(parsed);
+  return parsed;
 }
 
 // A Model as the controller needs it.
@@ -123,6 +123,13 @@ struct StageContext {
   int64_t rounds = 0;             // completed training rounds
   std::string last_train_output;  // url of the latest training output model, "" if none
 };
+
+// Helpers of the kinds' StageParams/InferenceParams: a string of the stage input the LC sent
+// (`data` is the condition data, e.g. "input.trainDatasetURL"), and a storage mount for the URLs
+// that are set (none: no mount).
+std::string InputString(const kube::Json& data, const char* key);
+void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
+           std::string what, bool read_only = true, bool is_dir = false);
 
 class StagedKind {
  public:

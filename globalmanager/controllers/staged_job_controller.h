@@ -1,8 +1,9 @@
 #pragma once
 
-// StagedJobController: the GM controller of IncrementalLearningJob and LifelongLearningJob (issue 4
-// §2, issue 5 §4; Sedna's controllers/incrementallearning and lifelonglearning, fixed). One class,
-// parameterized by a StagedKind (incremental_learning_controller.h, lifelong_learning_controller.h).
+// StagedJobController: the GM controller of IncrementalLearningJob and LifelongLearningJob (Sedna's
+// controllers/incrementallearning and lifelonglearning, with their weaknesses fixed). One class,
+// parameterized by a StagedKind (incremental_learning_controller.h,
+// lifelong_learning_controller.h).
 //
 // The job never finishes: it loops Train -> Eval -> Deploy -> Train (stage_machine.h). The LC of
 // the dataset's node evaluates the triggers and prepares each stage's data; this controller runs
@@ -16,7 +17,7 @@
 //     Model is "waiting" (SpecValid=False, reason DatasetNotFound / ModelNotFound) and the job is
 //     re-reconciled when it appears (Datasets and Models are watched, referrers found by index).
 //  2. The stage run (Train/Eval in Starting/Running): one pod "<job>-<train|eval>-0" built from the
-//     stage template with Sedna's env, labels and storage mounts (sedna-facts §5.5), through the
+//     stage template with Sedna's env, labels and storage mounts (worker_template.h), through the
 //     common job library: created with expectations, a failed pod retried up to
 //     runPolicy.backoffLimit (default 6) with restartPolicy OnFailure unless the template sets one,
 //     activeDeadlineSeconds per stage run, suspend, gang scheduling. The run's JobStatus is
@@ -76,6 +77,7 @@
 #include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
 #include "globalmanager/controllers/staged_job.h"
@@ -105,11 +107,6 @@ class StagedJobController final : public ReconcilingController, public ReportSin
   const StagedKind& kind() const { return *kind_; }
 
  private:
-  struct Placed {
-    std::string uid;
-    edge::v1::ObjectRef ref;
-    std::map<std::string, std::string> versions;  // node → version sent
-  };
   class Pass;
   class StageRunLister;
 
@@ -123,10 +120,6 @@ class StagedJobController final : public ReconcilingController, public ReportSin
   // Resolves the Dataset and Models; false with `reason`/`message` when one is missing.
   bool Resolve(const StagedJob& job, StagedRefs* refs, std::string* reason,
                std::string* message) const;
-  // Sends the job to `nodes` (with their versions) and withdraws it from the others.
-  absl::Status Place(const std::string& key, const kube::Json& object,
-                     const std::map<std::string, edge::v1::Resource>& resources);
-  absl::Status Unplace(const std::string& key);
   void RequireModels(const std::string& key, const StagedJob& job, const StagedRefs& refs,
                      const kube::Json& status);
   // Edge resources per node for a job with `status`.
@@ -159,9 +152,7 @@ class StagedJobController final : public ReconcilingController, public ReportSin
   job::Expectations expectations_;
   job::GangAvailability gang_;
   job::JobReconciler engine_;
-
-  mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  EdgePlacements placements_;
 };
 
 }  // namespace nereid::gm

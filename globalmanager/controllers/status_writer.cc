@@ -48,19 +48,22 @@ absl::StatusOr<std::optional<StatusWrite>> Attempt(kube::KubeClient& client,
 absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Resource& resource,
                                         std::string_view ns, std::string_view name,
                                         std::string_view expected_uid, const StatusMutator& mutate,
-                                        kube::ObjectPtr cached) {
+                                        kube::ObjectPtr cached, int max_fresh_attempts) {
   // The informer's copy saves a GET when it is current; a write from a stale copy fails with a
   // conflict (resourceVersion), and then we read fresh at once — staleness is not contention.
+  absl::Status last = absl::AbortedError("no status write attempt was made");
   if (cached != nullptr && (expected_uid.empty() || kube::Uid(*cached) == expected_uid)) {
     absl::StatusOr<std::optional<StatusWrite>> first =
         Attempt(client, resource, *cached, expected_uid, mutate, /*fresh=*/false);
     if (first.ok() && first->has_value()) return **std::move(first);
-    if (!first.ok() && !kube::IsConflict(first.status())) return first.status();
+    if (!first.ok()) {
+      if (!kube::IsConflict(first.status())) return first.status();
+      last = first.status();
+    }
   }
   // A conflict on a fresh copy means another writer got in between our GET and our write: read
   // again at once (the GET is the spacing). No sleep: see the header.
-  absl::Status last;
-  for (int attempt = 0; attempt < kMaxFreshStatusAttempts; ++attempt) {
+  for (int attempt = 0; attempt < max_fresh_attempts; ++attempt) {
     absl::StatusOr<kube::Json> fresh = client.Get(resource, ns, name);
     if (!fresh.ok()) return fresh.status();
     absl::StatusOr<std::optional<StatusWrite>> written =

@@ -43,9 +43,13 @@ using StatusMutator = std::function<absl::Status(const kube::Json& object, kube:
 // Fresh read-modify-write attempts after the cached one (client-go's DefaultRetry has 5 steps).
 inline constexpr int kMaxFreshStatusAttempts = 5;
 
+// `max_fresh_attempts` lowers the number of fresh attempts for a caller that has a better way to
+// deal with a conflict than reading again (e.g. a reconcile pass whose decisions a newer object
+// may invalidate: it gives up and is run again from the new state).
 absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Resource& resource,
                                         std::string_view ns, std::string_view name,
                                         std::string_view expected_uid, const StatusMutator& mutate,
-                                        kube::ObjectPtr cached = nullptr);
+                                        kube::ObjectPtr cached = nullptr,
+                                        int max_fresh_attempts = kMaxFreshStatusAttempts);
 
 }  // namespace nereid::gm

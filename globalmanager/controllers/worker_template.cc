@@ -1,11 +1,11 @@
 #include "globalmanager/controllers/worker_template.h"
 
-#include <cstdio>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
@@ -15,14 +15,6 @@ namespace nereid::gm {
 namespace {
 
 using kube::Json;
-
-uint64_t Fnv1a(std::string_view data, uint64_t hash = 0xcbf29ce484222325ULL) {
-  for (unsigned char c : data) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
 
 bool IsHostPath(std::string_view url) { return url.find("://") == std::string_view::npos; }
 
@@ -188,19 +180,15 @@ std::map<std::string, std::string> WorkerOwner::WorkerLabels(std::string_view wo
 
 std::string LabelValue(std::string_view value) {
   if (value.size() <= 63) return std::string(value);
-  char hash[9];
-  std::snprintf(hash, sizeof(hash), "%08llx",
-                static_cast<unsigned long long>(Fnv1a(value) & 0xffffffffULL));  // NOLINT
-  std::string out(value.substr(0, 54));
   // A label value must end with an alphanumeric character; the hash does.
-  return absl::StrCat(out, "-", hash);
+  return absl::StrFormat("%s-%08x", ToAbsl(value.substr(0, 54)), Fnv1a64(value) & 0xffffffffULL);
 }
 
 std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type) {
   // Sedna's utilrand alphabet (no vowels, no confusable digits).
   static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
   const std::string type = absl::AsciiStrToLower(ToAbsl(worker_type));
-  uint64_t hash = Fnv1a(type, Fnv1a(owner.uid, Fnv1a(owner.ns)));
+  uint64_t hash = Fnv1a64(type, Fnv1a64(owner.uid, Fnv1a64(owner.ns)));
   std::string suffix;
   for (int i = 0; i < 5; ++i) {
     suffix.push_back(kAlphabet[hash % kAlphabet.size()]);
@@ -377,12 +365,8 @@ std::string ServiceHost(const WorkerOwner& owner, std::string_view service_name)
   return absl::StrCat(ToAbsl(service_name), ".", owner.ns);
 }
 
-std::string ContentHash(const Json& json) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx",
-                static_cast<unsigned long long>(Fnv1a(
-                    json.dump(-1, ' ', false, Json::error_handler_t::replace))));  // NOLINT(runtime/int)
-  return buf;
+std::string TemplateHashOf(const Json& child) {
+  return kube::Annotation(child, kTemplateHashAnnotation).value_or("");
 }
 
 bool IsControlledBy(const Json& child, const WorkerOwner& owner) {

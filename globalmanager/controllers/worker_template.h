@@ -3,7 +3,8 @@
 // Worker templates: how every Sedna workload controller (JointInferenceService,
 // FederatedLearningJob, Incremental/LifelongLearningJob) turns the user's PodTemplateSpec into the
 // children it creates — Pods, Deployments, Services — so Sedna worker images run unchanged
-// (sedna-facts §5.2, §4.7) and nothing the user wrote is lost.
+// (same env names, labels and mount paths as Sedna's controllers) and nothing the user wrote is
+// lost.
 //
 // BuildWorkerTemplate(owner, user_template, params) returns a PodTemplateSpec:
 //   metadata  the template's labels and annotations (metadata.name is ignored, as in Sedna), plus
@@ -48,6 +49,7 @@
 #include "common/api/common_types.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
+#include "globalmanager/controllers/content_hash.h"
 
 namespace nereid::gm {
 
@@ -155,10 +157,10 @@ kube::Json BuildWorkerService(const WorkerOwner& owner, std::string_view worker_
 // "<service>.<namespace>": how workers address a Service (BIG_MODEL_IP, AGG_IP), as Sedna.
 std::string ServiceHost(const WorkerOwner& owner, std::string_view service_name);
 
-// Stable 16-hex-digit hash of a JSON document (FNV-1a over its canonical dump: object keys are
-// sorted), for "is this child still what the spec asks for".
-std::string ContentHash(const kube::Json& json);
+// ContentHash (content_hash.h) of what a child was built from.
 inline constexpr std::string_view kTemplateHashAnnotation = "nereid.io/template-hash";
+// The kTemplateHashAnnotation a child carries ("" when none).
+std::string TemplateHashOf(const kube::Json& child);
 
 // A label value Kubernetes accepts (at most 63 characters): `value` itself when it fits, else its
 // first 54 characters, '-' and 8 hex digits of its hash (Sedna would fail to create the child).

@@ -1,5 +1,5 @@
-// The job reconcile through the job-semantics §8 scenarios (training-operator "TO", DI-orchestrator
-// "DIO", Volcano "VC" rows), asserting condition STATUS values, names, labels, counts, restarts and
+// The job reconcile through the scenarios of training-operator ("TO"), DI-orchestrator ("DIO") and
+// Volcano ("VC"), asserting condition STATUS values, names, labels, counts, restarts and
 // timers. Where Nereid deliberately differs from upstream the test says so.
 
 #include <catch2/catch.hpp>
@@ -84,7 +84,7 @@ TEST_CASE(
   h.SetPhase("dj-learner-0", "Running");
   h.Reconcile("dj");
   JobStatus st = h.Status("dj");
-  CHECK(st.phase == "Pending");  // Not every pod runs yet (§9.2 item 10).
+  CHECK(st.phase == "Pending");  // Not every pod runs yet: Running means all of them do.
   CHECK(CondStatus(st, "Running") == "<absent>");
 
   h.SetAllPhases("Running");
@@ -182,7 +182,7 @@ TEST_CASE("TO rows 18/17: ExitCode 1 fails the job, 130 recreates the pod") {
   JobStatus st = h.Status("tf");
   CHECK(st.phase == "Restarting");
   CHECK(CondStatus(st, "Restarting") == "True");
-  CHECK(CondStatus(st, "Running") == "<absent>");  // Removed, not False (§3.2).
+  CHECK(CondStatus(st, "Running") == "<absent>");  // Removed, not False (conditions.h).
   CHECK(st.replica_statuses["worker"].recreated == 1);
   CHECK(st.restarts == 1);
   h.Reconcile("tf");
@@ -208,7 +208,7 @@ TEST_CASE("TO rows 18/17: ExitCode 1 fails the job, 130 recreates the pod") {
   CHECK(h.PodNames() == std::vector<std::string>{"tf-worker-0"});
 }
 
-TEST_CASE("backoffLimit bounds every retry, recreated pods included (§9.2 item 1)") {
+TEST_CASE("backoffLimit bounds every retry, recreated pods included") {
   Harness h;
   h.Create(
       JobJson("bl", Json::array({TaskJson("w", "none", 1, "ExitCode")}), {{"backoffLimit", 2}}));

@@ -1,5 +1,5 @@
 // The common job types: RunPolicy/task parsing and validation (DI-orchestrator's validation rows),
-// JobStatus JSON, the condition algebra (training-operator §3.2 plus absorbing Succeeded),
+// JobStatus JSON, the condition algebra (training-operator's plus absorbing Succeeded),
 // expectations, exit-code classification, names, labels and env (training-operator and
 // DI-orchestrator naming/env rows).
 

@@ -6,7 +6,6 @@
 #include "globalmanager/controllers/staged_job_controller.h"
 
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <memory>
 #include <set>
@@ -22,6 +21,7 @@
 #include "globalmanager/controllers/stage_data.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
+#include "tests/globalmanager/controllers/fake_model_requirements.h"
 
 namespace nereid::gm {
 namespace {
@@ -35,36 +35,6 @@ using testing::ModelObject;
 const kube::Resource& Il() { return api::resources::IncrementalLearningJobs(); }
 const kube::Resource& Ll() { return api::resources::LifelongLearningJobs(); }
 const kube::Resource& Pods() { return kube::resources::Pods(); }
-
-class FakeModelRequirements final : public ModelRequirements {
- public:
-  void SetRequirements(const std::string& requester, const std::vector<ModelNeed>& needs) override {
-    absl::MutexLock lock(&mu_);
-    needs_[requester] = std::set<ModelNeed>(needs.begin(), needs.end());
-  }
-  void RequireModel(const std::string& model, const std::string& node,
-                    const std::string& requester) override {
-    absl::MutexLock lock(&mu_);
-    needs_[requester].insert({model, node});
-  }
-  void ReleaseModel(const std::string& model, const std::string& node,
-                    const std::string& requester) override {
-    absl::MutexLock lock(&mu_);
-    needs_[requester].erase({model, node});
-  }
-  void ReleaseAll(const std::string& requester) override {
-    absl::MutexLock lock(&mu_);
-    needs_.erase(requester);
-  }
-  std::set<ModelNeed> Needs(const std::string& requester) {
-    absl::MutexLock lock(&mu_);
-    return needs_[requester];
-  }
-
- private:
-  absl::Mutex mu_;
-  std::map<std::string, std::set<ModelNeed>> needs_ ABSL_GUARDED_BY(mu_);
-};
 
 Json Container(const std::string& name) {
   return {{"name", name}, {"image", "kubeedge/sedna-example:v0.4.0"}};
@@ -333,7 +303,7 @@ TEST_CASE("IL: a new job waits for the train trigger; its inference worker, edge
   CHECK(spec.current().stage() == "Train");
   CHECK(spec.stage_nodes().train() == "edge-0");
   CHECK(spec.stage_nodes().deploy() == "edge-0");
-  CHECK(f.models.Needs("IncrementalLearningJob/default/il") ==
+  CHECK(f.models.NeedSet("IncrementalLearningJob/default/il") ==
         std::set<ModelNeed>{{"default/deploy", "edge-0"}, {"default/initial", "edge-0"}});
 
   // A deleted inference worker is recreated.
@@ -602,7 +572,7 @@ TEST_CASE("IL: stages on different nodes (Sedna #67)") {
   CHECK(nodes.train() == "edge-1");
   CHECK(nodes.eval() == "edge-2");
   CHECK(nodes.deploy() == "edge-3");
-  CHECK(f.models.Needs("IncrementalLearningJob/default/il") ==
+  CHECK(f.models.NeedSet("IncrementalLearningJob/default/il") ==
         std::set<ModelNeed>{{"default/deploy", "edge-0"},
                             {"default/deploy", "edge-2"},
                             {"default/deploy", "edge-3"},
@@ -714,7 +684,7 @@ TEST_CASE("IL: deleting the job withdraws it from the edge and releases its mode
   // Withdrawn from the edge first, then the model needs are released (just after): wait for both.
   REQUIRE(Eventually([&] {
     return !f.OnEdge("edge-0", "il").has_value() &&
-           f.models.Needs("IncrementalLearningJob/default/il").empty() &&
+           f.models.NeedSet("IncrementalLearningJob/default/il").empty() &&
            f.controller->PlacedNodes("default/il").empty();
   }));
 }
