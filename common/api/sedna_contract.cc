@@ -69,6 +69,9 @@ const std::vector<const kube::Resource*>& All() {
       &FederatedLearningJobs(),
       &IncrementalLearningJobs(),
       &LifelongLearningJobs(),
+      &FeatureExtractionServices(),
+      &ObjectSearchServices(),
+      &ObjectTrackingServices(),
   };
   return all;
 }

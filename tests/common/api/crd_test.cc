@@ -48,6 +48,9 @@ const std::vector<Expected>& ExpectedCrds() {
        {"Phase", "Round", "Active", "Succeeded", "Failed", "Age"}},
       {kinds::kIncrementalLearningJob, {"il"}, {"Stage", "Status", "Rounds", "Age"}},
       {kinds::kLifelongLearningJob, {"ll"}, {"Stage", "Status", "Rounds", "Age"}},
+      {kinds::kFeatureExtractionService, {"fe"}, {"Phase", "Active", "Failed", "Age"}},
+      {kinds::kObjectSearchService, {"objs"}, {"Phase", "Active", "Failed", "Age"}},
+      {kinds::kObjectTrackingService, {"objt"}, {"Phase", "Active", "Failed", "Age"}},
   };
   return expected;
 }
@@ -136,7 +139,7 @@ TEST_CASE("schemas are structural and preserve unknown fields only in templates 
       }
     }
   }
-  CHECK(templates.size() == 10);  // JI 2, FL 2, IL 3, LL 3.
+  CHECK(templates.size() == 16);  // JI 2, FL 2, IL 3, LL 3, FE 1, objs 3, objt 2.
 }
 
 TEST_CASE("printer columns answer 'is it working?' and point at declared fields") {
