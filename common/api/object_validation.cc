@@ -14,7 +14,9 @@
 #include "common/api/model.h"
 #include "common/api/object_search_service.h"
 #include "common/api/object_tracking_service.h"
+#include "common/api/reid_job.h"
 #include "common/api/sedna_contract.h"
+#include "common/api/video_analytics_job.h"
 
 namespace nereid::api {
 
@@ -59,6 +61,8 @@ absl::StatusOr<std::vector<kube::StatusCause>> ValidateObject(const kube::Json& 
   }
   if (kind == kinds::kObjectSearchService) return ParseAndValidate<ObjectSearchService>(object);
   if (kind == kinds::kObjectTrackingService) return ParseAndValidate<ObjectTrackingService>(object);
+  if (kind == kinds::kVideoAnalyticsJob) return ParseAndValidate<VideoAnalyticsJob>(object);
+  if (kind == kinds::kReidJob) return ParseAndValidate<ReidJob>(object);
   ObjectValidator other = nullptr;
   {
     Registry& registry = Validators();

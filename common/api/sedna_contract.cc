@@ -72,6 +72,8 @@ const std::vector<const kube::Resource*>& All() {
       &FeatureExtractionServices(),
       &ObjectSearchServices(),
       &ObjectTrackingServices(),
+      &VideoAnalyticsJobs(),
+      &ReidJobs(),
   };
   return all;
 }

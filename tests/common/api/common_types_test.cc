@@ -135,7 +135,7 @@ TEST_CASE("the Sedna label scheme, child names and resources") {
   CHECK(StageNodeAnnotation(stages::kTrain) == "sedna.io/Train");
   CHECK(LowerKind(kinds::kLifelongLearningJob) == "lifelonglearningjob");
 
-  REQUIRE(resources::All().size() == 9);
+  REQUIRE(resources::All().size() == 11);
   CHECK(resources::ForKind("ObjectTrackingService") == &resources::ObjectTrackingServices());
   CHECK(resources::FeatureExtractionServices().QualifiedName() ==
         "featureextractionservices.sedna.io");
