@@ -44,6 +44,8 @@ write_once /data/models/joint_inference/big/yolov3_darknet.pb $'nereid example m
 write_once /data/models/surface_defect/model.pb $'nereid example model: surface-defect-detection-model\n'
 write_once /data/models/helmet_detection/initial/model.pb $'nereid example model: helmet-detection-initial-model\n'
 write_once /data/models/helmet_detection/deploy/model.pb $'nereid example model: helmet-detection-deploy-model\n'
+write_once /data/ai_models/m3l/m3l.pth $'nereid example model: feature-extraction-m3l\n'
+write_once /data/ai_models/object_detection/pedestrians/yolox.pth $'nereid example model: pedestrian-detection-model\n'
 
 # Output and working directories of the jobs.
 for dir in /data/output/helmet_detection /data/output/atcii /data/joint_inference/output \

@@ -120,6 +120,20 @@ Json JointInferenceServiceStatus::ToJson() const {
   return json;
 }
 
+JointInferenceServiceStatus ReadServiceStatus(const Json& object, FieldReader* reader) {
+  JointInferenceServiceStatus st;
+  const Json* status = reader->Object(object, "status", "");
+  if (status == nullptr) return st;
+  st.phase = reader->String(*status, "phase", "status").value_or("");
+  st.conditions = ReadConditions(*status, "status", reader);
+  st.start_time = reader->Time(*status, "startTime", "status");
+  st.active = ToInt32(reader->Int(*status, "active", "status", 0, kInt32Max)).value_or(0);
+  st.failed = ToInt32(reader->Int(*status, "failed", "status", 0, kInt32Max)).value_or(0);
+  st.metrics = ReadKeyValues(*status, "metrics", "status", reader);
+  st.observed_generation = reader->Int(*status, "observedGeneration", "status", 0);
+  return st;
+}
+
 absl::StatusOr<JointInferenceService> JointInferenceService::FromJson(const Json& object) {
   if (!object.is_object()) {
     return absl::InvalidArgumentError("a JointInferenceService must be a JSON object");
@@ -154,16 +168,7 @@ absl::StatusOr<JointInferenceService> JointInferenceService::FromJson(const Json
       w.replicas = ToInt32(r.Int(*cloud, "replicas", path, kInt32Min, kInt32Max));
     }
   }
-  if (const Json* status = r.Object(object, "status", "")) {
-    auto& st = s.status;
-    st.phase = r.String(*status, "phase", "status").value_or("");
-    st.conditions = ReadConditions(*status, "status", &r);
-    st.start_time = r.Time(*status, "startTime", "status");
-    st.active = ToInt32(r.Int(*status, "active", "status", 0, kInt32Max)).value_or(0);
-    st.failed = ToInt32(r.Int(*status, "failed", "status", 0, kInt32Max)).value_or(0);
-    st.metrics = ReadKeyValues(*status, "metrics", "status", &r);
-    st.observed_generation = r.Int(*status, "observedGeneration", "status", 0);
-  }
+  s.status = ReadServiceStatus(object, &r);
   if (!r.ok()) {
     return InvalidObjectError(kinds::kJointInferenceService, s.metadata.name, r.TakeCauses());
   }

@@ -86,6 +86,10 @@ struct JointInferenceServiceStatus {
                          const JointInferenceServiceStatus&) = default;
 };
 
+// object["status"] of a JointInferenceService or of a kind with the same status shape (the
+// multi-edge inference services); type errors go to `reader`.
+JointInferenceServiceStatus ReadServiceStatus(const kube::Json& object, FieldReader* reader);
+
 struct JointInferenceService {
   ObjectMeta metadata;
   JointInferenceServiceSpec spec;

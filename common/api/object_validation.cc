@@ -6,12 +6,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/api/dataset.h"
+#include "common/api/feature_extraction_service.h"
 #include "common/api/federated_learning_job.h"
 #include "common/api/incremental_learning_job.h"
 #include "common/api/joint_inference_service.h"
 #include "common/api/lifelong_learning_job.h"
 #include "common/api/model.h"
+#include "common/api/object_search_service.h"
+#include "common/api/object_tracking_service.h"
+#include "common/api/reid_job.h"
 #include "common/api/sedna_contract.h"
+#include "common/api/video_analytics_job.h"
 
 namespace nereid::api {
 
@@ -51,6 +56,13 @@ absl::StatusOr<std::vector<kube::StatusCause>> ValidateObject(const kube::Json& 
     return ParseAndValidate<IncrementalLearningJob>(object);
   }
   if (kind == kinds::kLifelongLearningJob) return ParseAndValidate<LifelongLearningJob>(object);
+  if (kind == kinds::kFeatureExtractionService) {
+    return ParseAndValidate<FeatureExtractionService>(object);
+  }
+  if (kind == kinds::kObjectSearchService) return ParseAndValidate<ObjectSearchService>(object);
+  if (kind == kinds::kObjectTrackingService) return ParseAndValidate<ObjectTrackingService>(object);
+  if (kind == kinds::kVideoAnalyticsJob) return ParseAndValidate<VideoAnalyticsJob>(object);
+  if (kind == kinds::kReidJob) return ParseAndValidate<ReidJob>(object);
   ObjectValidator other = nullptr;
   {
     Registry& registry = Validators();

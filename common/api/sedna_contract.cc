@@ -39,6 +39,28 @@ const kube::Resource& LifelongLearningJobs() {
   return r;
 }
 
+const kube::Resource& FeatureExtractionServices() {
+  static const kube::Resource r =
+      Make("featureextractionservices", kinds::kFeatureExtractionService);
+  return r;
+}
+const kube::Resource& VideoAnalyticsJobs() {
+  static const kube::Resource r = Make("videoanalyticsjobs", kinds::kVideoAnalyticsJob);
+  return r;
+}
+const kube::Resource& ReidJobs() {
+  static const kube::Resource r = Make("reidjobs", kinds::kReidJob);
+  return r;
+}
+const kube::Resource& ObjectSearchServices() {
+  static const kube::Resource r = Make("objectsearchservices", kinds::kObjectSearchService);
+  return r;
+}
+const kube::Resource& ObjectTrackingServices() {
+  static const kube::Resource r = Make("objecttrackingservices", kinds::kObjectTrackingService);
+  return r;
+}
+
 const std::vector<const kube::Resource*>& All() {
   static const std::vector<const kube::Resource*> all = {
       &Datasets(),
@@ -47,6 +69,11 @@ const std::vector<const kube::Resource*>& All() {
       &FederatedLearningJobs(),
       &IncrementalLearningJobs(),
       &LifelongLearningJobs(),
+      &FeatureExtractionServices(),
+      &ObjectSearchServices(),
+      &ObjectTrackingServices(),
+      &VideoAnalyticsJobs(),
+      &ReidJobs(),
   };
   return all;
 }

@@ -28,6 +28,12 @@ inline constexpr std::string_view kJointInferenceService = "JointInferenceServic
 inline constexpr std::string_view kFederatedLearningJob = "FederatedLearningJob";
 inline constexpr std::string_view kIncrementalLearningJob = "IncrementalLearningJob";
 inline constexpr std::string_view kLifelongLearningJob = "LifelongLearningJob";
+// The multi-edge inference family (pedestrian tracking, object search, video analytics).
+inline constexpr std::string_view kFeatureExtractionService = "FeatureExtractionService";
+inline constexpr std::string_view kVideoAnalyticsJob = "VideoAnalyticsJob";
+inline constexpr std::string_view kReidJob = "ReidJob";
+inline constexpr std::string_view kObjectSearchService = "ObjectSearchService";
+inline constexpr std::string_view kObjectTrackingService = "ObjectTrackingService";
 }  // namespace kinds
 
 namespace resources {
@@ -37,7 +43,12 @@ const kube::Resource& JointInferenceServices();
 const kube::Resource& FederatedLearningJobs();
 const kube::Resource& IncrementalLearningJobs();
 const kube::Resource& LifelongLearningJobs();
-// All six, in the order above.
+const kube::Resource& FeatureExtractionServices();
+const kube::Resource& VideoAnalyticsJobs();
+const kube::Resource& ReidJobs();
+const kube::Resource& ObjectSearchServices();
+const kube::Resource& ObjectTrackingServices();
+// Every kind whose CRD is in deploy/crds and whose typed model is in common/api.
 const std::vector<const kube::Resource*>& All();
 // The resource of a sedna.io kind ("Dataset", ...), or nullptr for any other kind.
 const kube::Resource* ForKind(std::string_view kind);
@@ -67,6 +78,13 @@ inline constexpr std::string_view kAggregation = "aggregation";  // FederatedLea
 inline constexpr std::string_view kTrain = "train";              // FL training, IL/LL train stage.
 inline constexpr std::string_view kEval = "eval";                // IL/LL eval stage.
 inline constexpr std::string_view kInference = "inference";      // IL/LL deploy stage.
+inline constexpr std::string_view kFeatureExtraction = "fe";     // FeatureExtractionService.
+inline constexpr std::string_view kVideoAnalytics = "videoanalytics";  // VideoAnalyticsJob.
+inline constexpr std::string_view kReid = "reid";                      // ReidJob.
+// ObjectSearchService / ObjectTrackingService.
+inline constexpr std::string_view kReidWorker = "reidworker";
+inline constexpr std::string_view kUserWorker = "userworker";
+inline constexpr std::string_view kTrackingWorker = "trackingworker";
 }  // namespace worker_types
 
 // ---- Names of generated children (Sedna's scheme, so operators find them where they expect).
@@ -84,6 +102,12 @@ namespace ports {
 inline constexpr int kLocalController = 9100;      // LC worker-report REST server (LC_SERVER).
 inline constexpr int kJointInferenceCloud = 5000;  // JI cloud worker (BIG_MODEL_BIND_PORT).
 inline constexpr int kAggregation = 7363;          // FL aggregation worker (AGG_BIND_PORT).
+// Multi-edge inference Services (the Python SDK's plugin defaults).
+inline constexpr int kFeatureExtraction = 6000;
+inline constexpr int kVideoAnalytics = 4000;
+inline constexpr int kReid = 5000;
+inline constexpr int kReidWorker = 9378;  // ObjectSearchService reid workers (EDGEMESH_URL).
+inline constexpr int kUserWorker = 9379;  // ObjectSearchService user worker (USERWORKER_URL).
 }  // namespace ports
 
 // ---- Env vars injected into every container of a worker.
@@ -112,6 +136,10 @@ inline constexpr std::string_view kDatasetName = "DATASET_NAME";
 inline constexpr std::string_view kKbServer = "KB_SERVER";
 inline constexpr std::string_view kHasCompletedInitialTraining = "HAS_COMPLETED_INITIAL_TRAINING";
 inline constexpr std::string_view kCloudKbIndex = "CLOUD_KB_INDEX";
+// Multi-edge inference.
+inline constexpr std::string_view kKafkaEnabled = "KAFKA_ENABLED";  // "true" with kafkaSupport.
+inline constexpr std::string_view kUserWorkerUrl = "USERWORKER_URL";  // "<svc>.<ns>:9379".
+inline constexpr std::string_view kEdgemeshUrl = "EDGEMESH_URL";      // "<svc>.<ns>:9378".
 // Model hot update (IL deploy stage).
 inline constexpr std::string_view kModelHotUpdate = "MODEL_HOT_UPDATE";
 inline constexpr std::string_view kModelPollPeriodSeconds = "MODEL_POLL_PERIOD_SECONDS";

@@ -135,7 +135,13 @@ TEST_CASE("the Sedna label scheme, child names and resources") {
   CHECK(StageNodeAnnotation(stages::kTrain) == "sedna.io/Train");
   CHECK(LowerKind(kinds::kLifelongLearningJob) == "lifelonglearningjob");
 
-  REQUIRE(resources::All().size() == 6);
+  REQUIRE(resources::All().size() == 11);
+  CHECK(resources::ForKind("ObjectTrackingService") == &resources::ObjectTrackingServices());
+  CHECK(resources::FeatureExtractionServices().QualifiedName() ==
+        "featureextractionservices.sedna.io");
+  CHECK(DeploymentName("fe", worker_types::kFeatureExtraction) == "fe-deployment-fe");
+  CHECK(ServiceName("objs", worker_types::kReidWorker) == "objs-reidworker");
+  CHECK(PodGenerateName("objs", worker_types::kTrackingWorker) == "objs-trackingworker-");
   CHECK(resources::Datasets().ObjectPath("ns", "d1", "status") ==
         "/apis/sedna.io/v1alpha1/namespaces/ns/datasets/d1/status");
   CHECK(resources::JointInferenceServices().QualifiedName() == "jointinferenceservices.sedna.io");

@@ -14,14 +14,19 @@
 #include <sstream>
 
 #include "common/api/dataset.h"
+#include "common/api/feature_extraction_service.h"
 #include "common/api/federated_learning_job.h"
 #include "common/api/incremental_learning_job.h"
 #include "common/api/joint_inference_service.h"
 #include "common/api/lifelong_learning_job.h"
 #include "common/api/model.h"
+#include "common/api/object_search_service.h"
+#include "common/api/object_tracking_service.h"
 #include "common/api/object_validation.h"
+#include "common/api/reid_job.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
+#include "common/api/video_analytics_job.h"
 #include "tests/common/api/schema_check.h"
 #include "tests/common/api/test_data.h"
 
@@ -40,7 +45,7 @@ Kind Parse(const Json& doc) {
 
 TEST_CASE("every example parses, validates, fits its CRD and round-trips") {
   std::vector<std::string> files = testing::ListFiles("examples", ".yaml");
-  REQUIRE(files.size() == 7);  // One per kind here, plus distributedjob.yaml (tests/common/job).
+  REQUIRE(files.size() == 12);  // One per kind here, plus distributedjob.yaml (tests/common/job).
   std::map<std::string, int> per_kind;
   for (const std::string& file : files) {
     std::vector<Json> docs = testing::LoadYamlDocs("examples/" + file);
@@ -81,6 +86,17 @@ TEST_CASE("every example parses, validates, fits its CRD and round-trips") {
       if (kind == kinds::kLifelongLearningJob) {
         spec = Parse<LifelongLearningJob>(doc).ToJson()["spec"];
       }
+      if (kind == kinds::kFeatureExtractionService) {
+        spec = Parse<FeatureExtractionService>(doc).ToJson()["spec"];
+      }
+      if (kind == kinds::kObjectSearchService) {
+        spec = Parse<ObjectSearchService>(doc).ToJson()["spec"];
+      }
+      if (kind == kinds::kObjectTrackingService) {
+        spec = Parse<ObjectTrackingService>(doc).ToJson()["spec"];
+      }
+      if (kind == kinds::kVideoAnalyticsJob) spec = Parse<VideoAnalyticsJob>(doc).ToJson()["spec"];
+      if (kind == kinds::kReidJob) spec = Parse<ReidJob>(doc).ToJson()["spec"];
       CHECK(spec == doc["spec"]);
     }
   }
@@ -146,6 +162,24 @@ TEST_CASE("examples reference each other consistently on nodes edge-0 and edge-1
       CHECK(check_node(j.spec.eval_spec.pod_template) == node);
       CHECK(check_node(j.spec.deploy_spec.pod_template) == node);
     }
+    if (doc["kind"] == "FeatureExtractionService") {
+      auto s = Parse<FeatureExtractionService>(doc);
+      CHECK(models.count(s.spec.model.name) == 1);
+      check_node(s.spec.deployment.pod_template);
+    }
+    if (doc["kind"] == "ObjectSearchService" || doc["kind"] == "ObjectTrackingService") {
+      std::vector<TemplateWorker> tracking =
+          doc["kind"] == "ObjectSearchService"
+              ? Parse<ObjectSearchService>(doc).spec.tracking_workers
+              : Parse<ObjectTrackingService>(doc).spec.tracking_workers;
+      for (const TemplateWorker& w : tracking) CHECK_FALSE(check_node(w.pod_template).empty());
+    }
+    if (doc["kind"] == "VideoAnalyticsJob") {
+      auto j = Parse<VideoAnalyticsJob>(doc);
+      CHECK(models.count(j.spec.model.name) == 1);
+      check_node(j.spec.job.pod_template);
+    }
+    if (doc["kind"] == "ReidJob") check_node(Parse<ReidJob>(doc).spec.job.pod_template);
     if (doc["kind"] == "LifelongLearningJob") {
       auto j = Parse<LifelongLearningJob>(doc);
       REQUIRE(datasets.count(j.spec.dataset.name) == 1);

@@ -32,6 +32,7 @@ const std::set<std::string>& KnownKeywords() {
                                                  "x-kubernetes-list-type",
                                                  "x-kubernetes-list-map-keys",
                                                  "x-kubernetes-validations",
+                                                 "x-kubernetes-int-or-string",
                                                  "additionalProperties"};
   return keywords;
 }
@@ -65,9 +66,10 @@ void Lint(const Json& schema, const std::string& path, SchemaLint* out) {
     if (KnownKeywords().count(key) == 0) err("unknown keyword " + key);
   }
   std::string type = schema.value("type", "");
-  if (type.empty()) {
+  const bool int_or_string = schema.value("x-kubernetes-int-or-string", false);
+  if (type.empty() && !int_or_string) {
     err("missing type (structural schemas need a type at every level)");
-  } else if (KnownTypes().count(type) == 0) {
+  } else if (!type.empty() && KnownTypes().count(type) == 0) {
     err("unknown type " + type);
   }
   if (schema.contains("x-kubernetes-preserve-unknown-fields")) {
@@ -139,6 +141,12 @@ void Check(const Json& schema, const Json& value, const std::string& path, bool 
     return;
   }
   std::string type = schema.value("type", "");
+  if (schema.value("x-kubernetes-int-or-string", false) && type.empty()) {
+    if (!TypeMatches("integer", value) && !value.is_string()) {
+      err("must be an integer or a string, got " + std::string(JsonTypeName(value)));
+    }
+    return;
+  }
   if (!TypeMatches(type, value)) {
     err("must be " + type + ", got " + std::string(JsonTypeName(value)));
     return;
