@@ -9,15 +9,19 @@
 #
 # Writes PREFIX/lib/lib{grpc++,grpc,gpr,upb,address_sorting}.a and PREFIX/STAMP; configure with
 # -DNEREID_STATIC_GRPC_DIR=PREFIX to use them. Idempotent: exits at once when PREFIX/STAMP matches.
-# The version must equal the installed libgrpc++-dev (its headers are the ones we compile against);
-# the tarball is the one Debian's archive lists for that version, checked by SHA-256. Takes about
-# 6 minutes on 2 cores. Exits non-zero on any failure; callers may fall back to the shared libraries.
+# The version must equal the installed libgrpc++-dev (its headers are the ones we compile against).
+# The source comes through apt, from this machine's configured Debian sources (its mirror, its
+# proxy settings): `apt-get source --download-only` with deb-src entries derived from them
+# (scripts/lib/debian-apt-sources.sh) in a private apt configuration, so /etc/apt is not touched.
+# apt checks the files against the archive's signed index; the upstream tarball is checked again
+# by SHA-256 here. NEREID_GRPC_SOURCE_TARBALL=FILE uses a tarball fetched beforehand (offline
+# machines), with the same check. Takes about 6 minutes on 2 cores. Exits non-zero on any
+# failure; callers may fall back to the shared libraries.
 set -euo pipefail
 
 prefix="${1:?usage: build-static-grpc.sh PREFIX}"
 version=1.51.1
 sha256=b55696fb249669744de3e71acc54a9382bea0dce7cd5ba379b356b12b82d4229
-url="${NEREID_GRPC_SOURCE_URL:-http://deb.debian.org/debian/pool/main/g/grpc/grpc_${version}.orig.tar.gz}"
 stamp="grpc ${version} ${sha256} static-pic-gc-sections"
 
 if [ -f "$prefix/STAMP" ] && [ "$(cat "$prefix/STAMP")" = "$stamp" ]; then
@@ -32,8 +36,22 @@ esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nereid-grpc-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-echo "build-static-grpc: fetching $url"
-curl -fsSL --retry 3 --max-time 300 -o "$work/grpc.tar.gz" "$url"
+if [ -n "${NEREID_GRPC_SOURCE_TARBALL:-}" ]; then
+  cp "$NEREID_GRPC_SOURCE_TARBALL" "$work/grpc.tar.gz"
+else
+  # A private apt state: the machine's Debian sources as deb-src, lists and cache under $work.
+  apt_dir="$work/apt"
+  mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/src"
+  "$(dirname "$0")/lib/debian-apt-sources.sh" deb-src >"$apt_dir/sources.list.d/debian-src.sources"
+  apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$apt_dir/sources.list.d"
+            -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+            -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
+  source_version=$(dpkg-query -W -f='${source:Version}' libgrpc++-dev)
+  echo "build-static-grpc: fetching Debian source package grpc=$source_version through apt"
+  apt-get "${apt_opts[@]}" -qq update
+  (cd "$work/src" && apt-get "${apt_opts[@]}" -qq source --download-only "grpc=$source_version")
+  mv "$work/src/grpc_${version}.orig.tar.gz" "$work/grpc.tar.gz"
+fi
 echo "$sha256  $work/grpc.tar.gz" | sha256sum -c --quiet -
 tar -xzf "$work/grpc.tar.gz" -C "$work"
 src="$work/grpc-${version}"

@@ -2,6 +2,10 @@
 # Installs exactly the Debian 12 packages Nereid's build and tests need. Idempotent: when every
 # package is present it returns at once without touching apt; otherwise it runs apt-get update
 # first, then installs only what is missing.
+#
+#   scripts/install-deps.sh               the build and the tests
+#   scripts/install-deps.sh --containers  also what the container images and their tests need
+#                                         (scripts/build-images.sh, ctest -L containers)
 set -euo pipefail
 
 PACKAGES=(
@@ -13,6 +17,15 @@ PACKAGES=(
   catch2 libbenchmark-dev
   openssl curl procps
 )
+# podman/buildah with the runc runtime and catatonit (the pods' infra process); mmdebstrap
+# bootstraps the from-source build's base image from apt; the container tests are Python
+# (python3-yaml reads the rendered manifests) and run in their own network namespace (iproute2).
+CONTAINER_PACKAGES=(podman buildah runc catatonit mmdebstrap python3 python3-yaml iproute2)
+case "${1:-}" in
+  --containers) PACKAGES+=("${CONTAINER_PACKAGES[@]}") ;;
+  "") ;;
+  *) echo "usage: $0 [--containers]" >&2; exit 2 ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
