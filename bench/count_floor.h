@@ -30,14 +30,13 @@
 namespace nereid::bench {
 
 struct FloorTiming {
-  double wall = 0;  // seconds
-  double cpu = 0;   // user + system seconds of this process
+  double wall = 0;        // seconds
+  double cpu = 0;         // user + system seconds of this process
   uint64_t checksum = 0;  // keeps the reads from being optimized away
 };
 
 inline double WallNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 inline double ProcessCpuNow() {

@@ -41,7 +41,11 @@ class TailKeeper {
 // boundary then settles. Both halves are read as ReadRange would read them.
 absl::Status ReadSplit(int fd, uint64_t begin, uint64_t end, const ReadOptions& options,
                        StreamCounter* counter, TailKeeper* tail, uint64_t* bytes_read) {
-  const uint64_t middle = begin + (end - begin) / 2;
+  // The second half starts on a window boundary of the file, so its windows cover whole page-cache
+  // folios (they are aligned to their size) and no folio is faulted in twice across two windows.
+  uint64_t middle = begin + (end - begin) / 2;
+  const uint64_t window = std::max<uint64_t>(options.mmap_window, 1);
+  if (middle - middle % window >= begin + 3) middle -= middle % window;
   LineSegment second;
   TailKeeper second_tail;
   uint64_t second_bytes = 0;
