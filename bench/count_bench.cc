@@ -1,17 +1,27 @@
 // Dataset counting benchmark: `localcontroller count` against `wc -l` on the same files, side by
-// side in one run, from the page cache; plus the incremental recount of a grown file.
+// side in one run, from the page cache, with this machine's floor beside them; plus the
+// incremental recount of a grown file.
 //
 //   count_bench --localcontroller PATH [--size BYTES] [--reps N] [--dir DIR] [--enforce]
 //
 // For each format (txt, jsonl, quoted csv) it writes a file of --size bytes (default 1 GiB) in a
 // fresh temporary directory under --dir (default $TMPDIR or /tmp), reads it once to warm the page
-// cache, then runs `wc -l FILE`, `localcontroller count` and `localcontroller count --no-mmap`
-// alternately --reps times (default 7), checks every count against what the generator wrote, and
-// prints the median wall-clock throughput and the ratio to wc -l (the target), plus the ratio of
-// median CPU time (user + system), which is steadier on a machine shared with other work. Then it appends 1 MiB to the txt file and
-// recounts from the checkpoint, against counting a 1 MiB file alone (in process, so process start-up
-// does not hide the difference; the CLI with --checkpoint is shown too). The directory is removed at
-// the end. Exit status: 1 if a count is wrong; with --enforce also if a target is missed.
+// cache, then runs, alternately, --reps times (default 7) after one untimed warm-up:
+//   - `wc -l FILE` and `localcontroller count` (default threads, --scan-threads 1 and 2);
+//   - the same count in process (SampleCounter, no process start), with 1 and 2 threads;
+//   - the floor of this machine (count_floor.h): read-copy, mmap-touch and mmap-read-all.
+// It checks every count against what the generator wrote and prints medians: the ratio to wc -l
+// (target >= 1.5x for txt/jsonl, 0.5x for csv) in wall-clock and CPU time (user + system, steadier
+// on a shared machine), and the in-process count against the mmap-touch floor (target <= 1.3x for
+// txt/jsonl), with the load average at the start and end of each row. Then it appends 1 MiB to the
+// txt file and recounts from the checkpoint, against counting a 1 MiB file alone (in process, so
+// process start-up does not hide the difference; the CLI with --checkpoint is shown too). The
+// directory is removed at the end. Exit status: 1 if a count is wrong; with --enforce also if a
+// target is missed.
+//
+//   count_bench --strategies TXT_FILE [--reps N]
+//
+// compares ways of reading a cached file for the line kernel (count_strategies.h).
 //
 //   count_bench --kernels [--dir DIR]
 //
@@ -41,6 +51,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/count_floor.h"
+#include "bench/count_strategies.h"
 #include "localcontroller/dataset/line_scan.h"
 #include "localcontroller/dataset/sample_counter.h"
 
@@ -61,11 +73,11 @@ struct Options {
   int reps = 7;
   std::string dir;
   bool enforce = false;
+  std::string strategies;  // a txt file: compare ways of reading it instead
 };
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using nereid::bench::ProcessCpuNow;
+double Now() { return nereid::bench::WallNow(); }
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -76,6 +88,8 @@ double Median(std::vector<double> v) {
 struct Timed {
   double wall = 0;  // seconds
   double cpu = 0;   // user + system seconds of the child
+  double user = 0;
+  double sys = 0;
   std::string out;
 };
 
@@ -107,8 +121,11 @@ std::optional<Timed> RunTimed(const std::vector<std::string>& args) {
   Timed t;
   t.wall = Now() - start;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  t.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  t.user = static_cast<double>(usage.ru_utime.tv_sec) +
+           static_cast<double>(usage.ru_utime.tv_usec) / 1e6;
+  t.sys = static_cast<double>(usage.ru_stime.tv_sec) +
+          static_cast<double>(usage.ru_stime.tv_usec) / 1e6;
+  t.cpu = t.user + t.sys;
   t.out = std::move(out);
   return t;
 }
@@ -216,6 +233,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     std::string v;
     if (a == "--localcontroller" && value(&o->localcontroller)) continue;
     if (a == "--dir" && value(&o->dir)) continue;
+    if (a == "--strategies" && value(&o->strategies)) continue;
     if (a == "--size" && value(&v)) {
       o->size = std::strtoull(v.c_str(), nullptr, 10);
       continue;
@@ -235,9 +253,10 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     std::cerr << "unknown or incomplete argument " << a << "\n";
     return false;
   }
-  if (o->localcontroller.empty() && !o->kernels) {
+  if (o->localcontroller.empty() && !o->kernels && o->strategies.empty()) {
     std::cerr << "usage: count_bench --localcontroller PATH [--size BYTES] [--reps N] [--dir DIR] "
-                 "[--enforce]\n       count_bench --kernels [--dir DIR]\n";
+                 "[--enforce]\n       count_bench --kernels [--dir DIR]\n"
+                 "       count_bench --strategies TXT_FILE [--reps N]\n";
     return false;
   }
   return true;
@@ -252,12 +271,6 @@ std::string CpuModel() {
   return "unknown";
 }
 
-double CpuNow() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -269,13 +282,13 @@ template <typename Scan>
 std::optional<double> KernelRate(const std::string& text, uint64_t want, Scan scan) {
   const auto* data = reinterpret_cast<const uint8_t*>(text.data());
   uint64_t passes = 0;
-  const double start = CpuNow();
+  const double start = ProcessCpuNow();
   double elapsed = 0;
   do {
     for (int i = 0; i < 16; ++i, ++passes) {
       if (scan(data, text.size()) != want) return std::nullopt;
     }
-    elapsed = CpuNow() - start;
+    elapsed = ProcessCpuNow() - start;
   } while (elapsed < 0.3);
   return static_cast<double>(text.size()) * static_cast<double>(passes) / elapsed / 1e9;
 }
@@ -324,11 +337,190 @@ int RunKernels(const std::string& dir) {
   return ok ? 0 : 1;
 }
 
+// Medians of repeated measurements of one command or function.
+struct Series {
+  std::vector<double> wall, cpu, user, sys, faults;
+  void Add(double w, double c, double u, double s, double f = 0) {
+    wall.push_back(w);
+    cpu.push_back(c);
+    user.push_back(u);
+    sys.push_back(s);
+    faults.push_back(f);
+  }
+  void Add(const Timed& t) { Add(t.wall, t.cpu, t.user, t.sys); }
+  void Add(const nereid::bench::FloorTiming& t) { Add(t.wall, t.cpu, 0, 0); }
+  double Wall() const { return Median(wall); }
+  double Cpu() const { return Median(cpu); }
+  double User() const { return Median(user); }
+  double Sys() const { return Median(sys); }
+  double Faults() const { return Median(faults); }
+};
+
+struct FormatResult {
+  std::string format;
+  uint64_t bytes = 0;
+  double load_start = 0;
+  double load_end = 0;
+  Series wc, lc, lc1, lc2;          // the CLI: default threads, --scan-threads 1 and 2
+  Series in_auto, in1, in2;         // SampleCounter in this process
+  Series copy, touch, read_all;     // the floor (count_floor.h)
+};
+
+double LoadNow() {
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  return load[0];
+}
+
+double SecondsOf(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// One count in this process, timed like a child: wall, CPU, user, system and minor faults.
+std::optional<std::pair<Timed, uint64_t>> CountInProcess(const std::string& path,
+                                                         const std::string& format, int threads,
+                                                         double* faults) {
+  CounterOptions options;
+  options.host_root = "/";
+  options.read.scan_threads = threads;
+  const SampleCounter counter(options);
+  CountRequest request;
+  request.url = path;
+  request.format = format;
+  rusage before = {};
+  rusage after = {};
+  getrusage(RUSAGE_SELF, &before);
+  const double start = Now();
+  absl::StatusOr<CountResult> result = counter.Count(request);
+  Timed t;
+  t.wall = Now() - start;
+  getrusage(RUSAGE_SELF, &after);
+  if (!result.ok()) return std::nullopt;
+  t.user = SecondsOf(after.ru_utime) - SecondsOf(before.ru_utime);
+  t.sys = SecondsOf(after.ru_stime) - SecondsOf(before.ru_stime);
+  t.cpu = t.user + t.sys;
+  *faults = static_cast<double>(after.ru_minflt - before.ru_minflt);
+  return std::make_pair(t, result->count);
+}
+
+// Runs every command, in-process count and floor of one format alternately, checking counts.
+std::optional<FormatResult> MeasureFormat(const Options& opt, const std::string& format,
+                                          const Generated& g, bool* counts_ok) {
+  FormatResult r;
+  r.format = format;
+  r.bytes = g.bytes;
+  WarmCache(g.path);
+  const std::vector<std::string> wc = {"wc", "-l", g.path};
+  const std::vector<std::string> lc = {opt.localcontroller, "count", "--format", format,
+                                       "--host-root", "/", g.path};
+  std::vector<std::string> lc1 = lc;
+  lc1.insert(lc1.begin() + 2, {"--scan-threads", "1"});
+  std::vector<std::string> lc2 = lc;
+  lc2.insert(lc2.begin() + 2, {"--scan-threads", "2"});
+  auto check = [&](const char* what, uint64_t got, uint64_t want) {
+    if (got == want) return;
+    std::fprintf(stderr, "%s: wrong count from %s: %lu, expected %lu\n", format.c_str(), what,
+                 static_cast<unsigned long>(got), static_cast<unsigned long>(want));
+    *counts_ok = false;
+  };
+  r.load_start = LoadNow();
+  for (int rep = -1; rep < opt.reps; ++rep) {  // rep -1: untimed warm-up of each
+    const auto a = RunTimed(wc);
+    const auto b = RunTimed(lc);
+    const auto b1 = RunTimed(lc1);
+    const auto b2 = RunTimed(lc2);
+    double faults[3] = {0, 0, 0};
+    const auto c0 = CountInProcess(g.path, format, 0, &faults[0]);
+    const auto c1 = CountInProcess(g.path, format, 1, &faults[1]);
+    const auto c2 = CountInProcess(g.path, format, 2, &faults[2]);
+    const auto copy = nereid::bench::ReadCopyFloor(g.path);
+    const auto touch = nereid::bench::MmapTouchFloor(g.path, g.bytes);
+    const auto read_all = nereid::bench::MmapReadAllFloor(g.path, g.bytes);
+    if (!a || !b || !b1 || !b2 || !c0 || !c1 || !c2 || !copy || !touch || !read_all) {
+      std::fprintf(stderr, "%s: a command or count failed\n", format.c_str());
+      return std::nullopt;
+    }
+    check("wc -l", FirstNumber(a->out), g.newlines);
+    check("localcontroller count", FirstNumber(b->out), g.samples);
+    check("localcontroller count --scan-threads 1", FirstNumber(b1->out), g.samples);
+    check("localcontroller count --scan-threads 2", FirstNumber(b2->out), g.samples);
+    check("in process", c0->second, g.samples);
+    check("in process, 1 thread", c1->second, g.samples);
+    check("in process, 2 threads", c2->second, g.samples);
+    if (rep < 0) continue;
+    r.wc.Add(*a);
+    r.lc.Add(*b);
+    r.lc1.Add(*b1);
+    r.lc2.Add(*b2);
+    r.in_auto.Add(c0->first.wall, c0->first.cpu, c0->first.user, c0->first.sys, faults[0]);
+    r.in1.Add(c1->first.wall, c1->first.cpu, c1->first.user, c1->first.sys, faults[1]);
+    r.in2.Add(c2->first.wall, c2->first.cpu, c2->first.user, c2->first.sys, faults[2]);
+    r.copy.Add(*copy);
+    r.touch.Add(*touch);
+    r.read_all.Add(*read_all);
+  }
+  r.load_end = LoadNow();
+  return r;
+}
+
+// Prints the three tables; false if a target was missed.
+bool PrintResults(const std::vector<FormatResult>& results) {
+  bool ok = true;
+  auto ms = [](double s) { return s * 1e3; };
+  std::printf("localcontroller count (process start included) vs wc -l, wall-clock medians:\n");
+  std::printf("%-6s %5s %13s %8s %8s %6s %6s %8s %8s %7s %7s\n", "format", "MiB", "load", "wc ms",
+              "lc ms", "ratio", "cpu", "1 thread", "2 thread", "target", "result");
+  for (const FormatResult& r : results) {
+    const double ratio = r.wc.Wall() / r.lc.Wall();
+    const double target = r.format == "csv" ? 0.5 : 1.5;
+    ok = ok && ratio >= target;
+    std::printf("%-6s %5.0f %6.2f-%-6.2f %8.1f %8.1f %5.2fx %5.2fx %7.2fx %7.2fx %6.1fx %7s\n",
+                r.format.c_str(), static_cast<double>(r.bytes) / (1 << 20), r.load_start,
+                r.load_end, ms(r.wc.Wall()), ms(r.lc.Wall()), ratio, r.wc.Cpu() / r.lc.Cpu(),
+                r.wc.Wall() / r.lc1.Wall(), r.wc.Wall() / r.lc2.Wall(), target,
+                ratio >= target ? "ok" : "MISSED");
+  }
+  std::printf("\nthe floor of this machine, and the count in process against it (wall-clock ms;\n"
+              "/touch and /read-all: the default count against those floors, cpu: in CPU time):\n");
+  std::printf("%-6s %14s %7s %8s %7s %8s %8s %7s %9s %7s %7s %7s\n", "format", "read-copy GB/s",
+              "touch", "read-all", "count", "1 thread", "2 thread", "/touch", "/read-all", "cpu",
+              "target", "result");
+  for (const FormatResult& r : results) {
+    const double gb = static_cast<double>(r.bytes) / 1e9;
+    const double vs_touch = r.in_auto.Wall() / r.touch.Wall();
+    const bool line = r.format != "csv";
+    const bool pass = !line || vs_touch <= 1.3;
+    ok = ok && pass;
+    std::printf("%-6s %7.1f (%4.1f) %7.1f %8.1f %7.1f %8.1f %8.1f %6.2fx %8.2fx %6.2fx %7s %7s\n",
+                r.format.c_str(), ms(r.copy.Wall()), gb / r.copy.Wall(), ms(r.touch.Wall()),
+                ms(r.read_all.Wall()), ms(r.in_auto.Wall()), ms(r.in1.Wall()), ms(r.in2.Wall()),
+                vs_touch, r.in_auto.Wall() / r.read_all.Wall(), r.in_auto.Cpu() / r.read_all.Cpu(),
+                line ? "1.3x" : "-", line ? (pass ? "ok" : "MISSED") : "-");
+  }
+  std::printf("\nwhere the time goes (CPU ms, medians; faults are minor page faults):\n");
+  std::printf("%-6s %15s %15s %22s %22s %10s %10s\n", "format", "wc -l usr/sys",
+              "lc usr/sys", "in process 1 thr u/s", "2 threads u/s faults", "touch cpu",
+              "read-all");
+  for (const FormatResult& r : results) {
+    std::printf("%-6s %7.1f/%-7.1f %7.1f/%-7.1f %7.1f/%-6.1f %7.0f %7.1f/%-6.1f %7.0f %10.1f "
+                "%10.1f\n",
+                r.format.c_str(), ms(r.wc.User()), ms(r.wc.Sys()), ms(r.lc.User()),
+                ms(r.lc.Sys()), ms(r.in1.User()), ms(r.in1.Sys()), r.in1.Faults(),
+                ms(r.in2.User()), ms(r.in2.Sys()), r.in2.Faults(), ms(r.touch.Cpu()),
+                ms(r.read_all.Cpu()));
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options opt;
   if (!ParseArgs(argc, argv, &opt)) return 2;
+  if (!opt.strategies.empty()) {
+    WarmCache(opt.strategies);
+    return nereid::bench::RunStrategies(opt.strategies, opt.reps);
+  }
   if (opt.dir.empty()) opt.dir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   TempDirGuard tmp;
   std::string pattern = opt.dir + "/nereid-count-bench-XXXXXX";
@@ -352,55 +544,16 @@ int main(int argc, char** argv) {
 
   bool counts_ok = true;
   bool targets_ok = true;
-  std::printf("%-6s %6s %11s %14s %8s %18s %10s %7s %7s\n", "format", "MiB", "wc -l MB/s",
-              "lc count MB/s", "ratio", "lc --no-mmap MB/s", "cpu ratio", "target", "result");
+  std::vector<FormatResult> results;
   Generated txt;
   for (const std::string format : {"txt", "jsonl", "csv"}) {
     const Generated g = Generate(tmp.path + "/data." + format, format, opt.size);
     if (format == "txt") txt = g;
-    WarmCache(g.path);
-    const std::vector<std::string> wc = {"wc", "-l", g.path};
-    const std::vector<std::string> lc = {opt.localcontroller, "count", "--format", format,
-                                         "--host-root", "/", g.path};
-    std::vector<std::string> lc_read = lc;
-    lc_read.insert(lc_read.begin() + 2, "--no-mmap");
-    std::vector<double> t_wc, t_lc, t_read, c_wc, c_lc;
-    for (int rep = -1; rep < opt.reps; ++rep) {  // rep -1: untimed warm-up of each command
-      auto a = RunTimed(wc);
-      auto b = RunTimed(lc);
-      auto c = RunTimed(lc_read);
-      if (!a || !b || !c) {
-        std::fprintf(stderr, "%s: a command failed\n", format.c_str());
-        return 1;
-      }
-      if (FirstNumber(a->out) != g.newlines || FirstNumber(b->out) != g.samples ||
-          FirstNumber(c->out) != g.samples) {
-        std::fprintf(stderr, "%s: wrong count: wc %s lc %s lc --no-mmap %s; expected %lu / %lu\n",
-                     format.c_str(), a->out.c_str(), b->out.c_str(), c->out.c_str(),
-                     static_cast<unsigned long>(g.newlines),
-                     static_cast<unsigned long>(g.samples));
-        counts_ok = false;
-      }
-      if (rep < 0) continue;
-      t_wc.push_back(a->wall);
-      t_lc.push_back(b->wall);
-      t_read.push_back(c->wall);
-      c_wc.push_back(a->cpu);
-      c_lc.push_back(b->cpu);
-    }
-    const double mb = static_cast<double>(g.bytes) / 1e6;
-    const double wc_mbs = mb / Median(t_wc);
-    const double lc_mbs = mb / Median(t_lc);
-    const double read_mbs = mb / Median(t_read);
-    const double ratio = lc_mbs / wc_mbs;
-    const double target = format == "csv" ? 0.5 : 1.5;
-    const bool pass = ratio >= target;
-    targets_ok = targets_ok && pass;
-    const double cpu_ratio = Median(c_wc) / Median(c_lc);
-    std::printf("%-6s %6.0f %11.0f %14.0f %7.2fx %18.0f %9.2fx %6.1fx %7s\n", format.c_str(),
-                static_cast<double>(g.bytes) / (1 << 20), wc_mbs, lc_mbs, ratio, read_mbs,
-                cpu_ratio, target, pass ? "ok" : "MISSED");
+    std::optional<FormatResult> r = MeasureFormat(opt, format, g, &counts_ok);
+    if (!r.has_value()) return 1;
+    results.push_back(std::move(*r));
   }
+  targets_ok = PrintResults(results) && targets_ok;
 
   // Incremental: append 1 MiB to the txt file and recount from the checkpoint, vs a 1 MiB file.
   CounterOptions counter_options;

@@ -22,6 +22,7 @@ struct Flags {
   bool use_mmap = true;
   std::optional<uint64_t> max_bytes;
   std::optional<double> timeout_seconds;
+  int scan_threads = 0;
 };
 
 // Parses "--name value" and "--name=value"; returns false with a message on error.
@@ -71,6 +72,15 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string*
         return false;
       }
       flags->max_bytes = n;
+    } else if (name == "scan-threads") {
+      if (*value == "auto") {
+        flags->scan_threads = 0;
+      } else if (*value == "1" || *value == "2") {
+        flags->scan_threads = *value == "1" ? 1 : 2;
+      } else {
+        *error = "--scan-threads needs auto, 1 or 2";
+        return false;
+      }
     } else if (name == "timeout") {
       double s = 0;
       if (!absl::SimpleAtod(*value, &s) || s <= 0) {
@@ -130,13 +140,14 @@ bool SaveCheckpoint(const std::string& file, const Checkpoint& checkpoint, std::
 
 void PrintCountUsage(std::ostream& out) {
   out << "usage: localcontroller count --format FORMAT [--host-root DIR] [--checkpoint FILE]\n"
-         "                             [--json] [--no-mmap] [--max-bytes N] [--timeout SECONDS] "
-         "URL\n"
+         "                             [--json] [--no-mmap] [--max-bytes N] [--timeout SECONDS]\n"
+         "                             [--scan-threads auto|1|2] URL\n"
          "  Prints the number of samples the LocalController would report for a Dataset with\n"
          "  spec.url URL and spec.format FORMAT (txt, csv, jsonl, dir, voc, xml, coco).\n"
          "  A host path is resolved under --host-root (default /rootfs; use / on the host).\n"
          "  --checkpoint FILE  resume from and update a checkpoint (incremental counting)\n"
          "  --json             print count, bytes read, incremental and source as JSON\n"
+         "  --scan-threads N   threads for a large txt/jsonl file (auto: 2 when a CPU is idle)\n"
          "  Exit status: 0 ok, 1 the dataset has an error (reason on stderr), 2 usage.\n";
 }
 
@@ -151,6 +162,7 @@ int RunCountCommand(const std::vector<std::string>& args, std::ostream& out, std
   CounterOptions options;
   options.host_root = flags.host_root;
   options.read.use_mmap = flags.use_mmap;
+  options.read.scan_threads = flags.scan_threads;
   if (flags.max_bytes.has_value()) options.http.max_bytes = *flags.max_bytes;
   if (flags.timeout_seconds.has_value()) {
     options.http.total_timeout = absl::Seconds(*flags.timeout_seconds);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <thread>
 
 #include "common/status/macros.h"
 #include "localcontroller/dataset/errors.h"
+#include "localcontroller/dataset/line_segment.h"
 #include "localcontroller/dataset/stream_counter.h"
 
 namespace nereid::lc::dataset {
@@ -33,6 +35,45 @@ class TailKeeper {
   std::array<uint8_t, Checkpoint::kGuardBytes> buf_;
   size_t len_ = 0;
 };
+
+// Counts [begin, end) of a txt/jsonl file into `counter` and `tail` with two threads: this one
+// counts the first half while a helper counts the second as a LineSegment, which the state at the
+// boundary then settles. Both halves are read as ReadRange would read them.
+absl::Status ReadSplit(int fd, uint64_t begin, uint64_t end, const ReadOptions& options,
+                       StreamCounter* counter, TailKeeper* tail, uint64_t* bytes_read) {
+  // The second half starts on a window boundary of the file, so its windows cover whole page-cache
+  // folios (they are aligned to their size) and no folio is faulted in twice across two windows.
+  uint64_t middle = begin + (end - begin) / 2;
+  const uint64_t window = std::max<uint64_t>(options.mmap_window, 1);
+  if (middle - middle % window >= begin + 3) middle -= middle % window;
+  LineSegment second;
+  TailKeeper second_tail;
+  uint64_t second_bytes = 0;
+  absl::Status second_status;
+  std::thread helper([&] {
+    second_status = ReadRange(
+        fd, middle, end, options,
+        [&](const uint8_t* data, size_t n) {
+          second.Feed(data, n);
+          second_tail.Push(data, n);
+        },
+        &second_bytes);
+  });
+  const absl::Status first_status = ReadRange(
+      fd, begin, middle, options,
+      [&](const uint8_t* data, size_t n) {
+        counter->Feed(data, n);
+        tail->Push(data, n);
+      },
+      bytes_read);
+  helper.join();
+  RETURN_IF_ERROR(first_status);
+  RETURN_IF_ERROR(second_status);
+  counter->FeedSegment(second);
+  tail->Push(second_tail.data(), second_tail.size());
+  *bytes_read += second_bytes;
+  return absl::OkStatus();
+}
 
 int64_t MtimeNs(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
@@ -78,13 +119,20 @@ absl::StatusOr<FileCount> CountFile(int fd, const struct stat& st, Format format
   ReadOptions read_options = options;
   // The coco scanner allocates while it runs, so it must not run under the SIGBUS guard.
   if (format == Format::kCoco) read_options.use_mmap = false;
-  RETURN_IF_ERROR(ReadRange(
-      fd, start, size, read_options,
-      [&](const uint8_t* data, size_t n) {
-        counter.Feed(data, n);
-        tail.Push(data, n);
-      },
-      &out.bytes_read));
+  // The first half must be long enough to settle a byte order mark (3 bytes).
+  if ((format == Format::kTxt || format == Format::kJsonl) && size - start >= 6 &&
+      SplitScan(read_options, size - start)) {
+    RETURN_IF_ERROR(
+        ReadSplit(fd, start, size, read_options, &counter, &tail, &out.bytes_read));
+  } else {
+    RETURN_IF_ERROR(ReadRange(
+        fd, start, size, read_options,
+        [&](const uint8_t* data, size_t n) {
+          counter.Feed(data, n);
+          tail.Push(data, n);
+        },
+        &out.bytes_read));
+  }
   ASSIGN_OR_RETURN(out.count, counter.Finish());
 
   Checkpoint& cp = out.checkpoint;

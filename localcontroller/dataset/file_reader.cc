@@ -1,6 +1,7 @@
 #include "localcontroller/dataset/file_reader.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -140,6 +142,29 @@ absl::Status ReadRange(int fd, uint64_t begin, uint64_t end, const ReadOptions& 
   posix_fadvise(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
                 POSIX_FADV_SEQUENTIAL);
   return ReadBuffered(fd, begin, end, options, sink, bytes_read);
+}
+
+bool SplitScan(const ReadOptions& options, uint64_t bytes) {
+  if (!options.use_mmap || options.scan_threads == 1 || bytes < options.split_min_bytes ||
+      bytes < options.mmap_min_bytes) {
+    return false;
+  }
+  return options.scan_threads == 2 || SecondCpuIdle();
+}
+
+bool SecondCpuIdle() {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0 || CPU_COUNT(&cpus) < 2) return false;
+  // "0.52 0.58 0.59 2/310 12345": the fourth field is runnable/total, the caller included.
+  std::FILE* f = std::fopen("/proc/loadavg", "re");
+  if (f == nullptr) return false;
+  double load[3];
+  int runnable = 0;
+  int total = 0;
+  const int fields = std::fscanf(f, "%lf %lf %lf %d/%d", &load[0], &load[1], &load[2], &runnable,
+                                 &total);
+  std::fclose(f);
+  return fields == 5 && runnable < CPU_COUNT(&cpus);
 }
 
 absl::Status ReadExactly(int fd, uint64_t offset, uint8_t* out, size_t size) {

@@ -37,6 +37,18 @@ void StreamCounter::Feed(const uint8_t* data, size_t size) {
   FeedBody(data, size);
 }
 
+void StreamCounter::FeedSegment(const LineSegment& segment) {
+  EndBomMatch();
+  samples_ += segment.Resolve(&lines_);
+}
+
+void StreamCounter::EndBomMatch() {
+  const int matched = bom_matched_;
+  bom_matched_ = -1;
+  // What looked like the start of a BOM was content after all.
+  if (matched > 0) FeedBody(kBom, static_cast<size_t>(matched));
+}
+
 void StreamCounter::FeedBody(const uint8_t* data, size_t size) {
   if (size == 0) return;
   switch (format_) {
@@ -53,11 +65,7 @@ void StreamCounter::FeedBody(const uint8_t* data, size_t size) {
 }
 
 absl::StatusOr<uint64_t> StreamCounter::Finish() {
-  if (bom_matched_ > 0) {  // the stream ended inside what looked like a BOM
-    const int matched = bom_matched_;
-    bom_matched_ = -1;
-    FeedBody(kBom, static_cast<size_t>(matched));
-  }
+  EndBomMatch();  // the stream may have ended inside what looked like a BOM
   switch (format_) {
     case Format::kCoco:
       return coco_->Finish();

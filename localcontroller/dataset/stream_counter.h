@@ -16,6 +16,7 @@
 #include "localcontroller/dataset/coco_scanner.h"
 #include "localcontroller/dataset/format.h"
 #include "localcontroller/dataset/line_scan.h"
+#include "localcontroller/dataset/line_segment.h"
 
 namespace nereid::lc::dataset {
 
@@ -29,6 +30,10 @@ class StreamCounter {
 
   void Feed(const uint8_t* data, size_t size);
 
+  // Continues with a segment counted elsewhere (txt/jsonl only): as if its bytes had been fed here.
+  // At least 3 bytes must have been fed before it, so a byte order mark is settled.
+  void FeedSegment(const LineSegment& segment);
+
   // At end of input: the count to report (csv without its header), or Malformed.
   absl::StatusOr<uint64_t> Finish();
 
@@ -37,6 +42,8 @@ class StreamCounter {
 
  private:
   void FeedBody(const uint8_t* data, size_t size);
+  // Past the start of the stream: bytes held back as a possible BOM are fed as content.
+  void EndBomMatch();
 
   Format format_;
   uint64_t samples_ = 0;

@@ -35,6 +35,14 @@ TEST_CASE("count prints the count or the error", "[cli]") {
   CHECK(eq.code == 0);
   CHECK(eq.out == "2\n");
 
+  root.Write("data/a.txt", "a\n\n b\nc");
+  for (const std::string threads : {"auto", "1", "2"}) {
+    Run txt = Count({"--format", "txt", "--scan-threads", threads, "--host-root", root.path(),
+                     "/data/a.txt"});
+    CHECK(txt.code == 0);
+    CHECK(txt.out == "3\n");
+  }
+
   Run missing = Count({"--format", "csv", "--host-root", root.path(), "/data/b.csv"});
   CHECK(missing.code == 1);
   CHECK(missing.out.empty());
@@ -88,6 +96,7 @@ TEST_CASE("count usage errors exit 2", "[cli]") {
   CHECK(Count({"--format", "txt", "--bogus", "1", "/a"}).code == 2);
   CHECK(Count({"--format", "txt", "--json=1", "/a"}).code == 2);
   CHECK(Count({"--format", "txt", "--timeout", "-1", "/a"}).code == 2);
+  CHECK(Count({"--format", "txt", "--scan-threads", "3", "/a"}).code == 2);
   Run r = Count({"--format", "txt"});
   CHECK(r.err.find("usage: localcontroller count") != std::string::npos);
 }

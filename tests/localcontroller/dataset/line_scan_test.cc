@@ -1,4 +1,5 @@
 #include "localcontroller/dataset/line_scan.h"
+#include "localcontroller/dataset/line_segment.h"
 
 #include <catch2/catch.hpp>
 
@@ -215,6 +216,53 @@ TEST_CASE("line kernels agree with the reference on long inputs with rare indent
         CHECK(got == want);
         CHECK(pieces.in_line == ref.in_line);
       }
+    }
+  }
+}
+
+// A LineSegment counts the second part of a text without knowing the state at its start; resolved
+// with the state the first part ends in, it must give what one pass of the reference gives, for any
+// split point, any chunking of either part and either state before the text.
+TEST_CASE("a line segment resolved at the boundary agrees with one pass", "[scan]") {
+  std::mt19937_64 rng(4242);
+  std::vector<std::string> texts = {
+      "",
+      "abc",
+      "   ",
+      "\n",
+      " \n \n",
+      std::string(20'000, 'x'),                          // one line, no line end at all
+      std::string(9000, ' ') + "x" + std::string(9000, ' '),
+  };
+  const std::string alphabet = "ab\n\n\r \t\v";
+  for (int round = 0; round < 60; ++round) {
+    std::string text(rng() % (round < 40 ? 3000 : 60'000), 'a');
+    for (char& ch : text) ch = alphabet[rng() % alphabet.size()];
+    texts.push_back(std::move(text));
+  }
+  for (size_t t = 0; t < texts.size(); ++t) {
+    const std::string& text = texts[t];
+    for (int trial = 0; trial < 8; ++trial) {
+      const size_t split = trial == 0 ? 0 : trial == 1 ? text.size() : rng() % (text.size() + 1);
+      const bool in_line = trial % 2 == 0;
+      LineScanState ref;
+      ref.in_line = in_line;
+      const uint64_t want = ScanLinesWith(ScanIsa::kScalar, Bytes(text), text.size(), &ref);
+
+      LineScanState state;
+      state.in_line = in_line;
+      uint64_t got = ScanLines(Bytes(text), split, &state);
+      LineSegment segment;
+      size_t pos = split;
+      while (pos < text.size()) {
+        const size_t n = std::min<size_t>(text.size() - pos, 1 + rng() % 5000);
+        segment.Feed(Bytes(text) + pos, n);
+        pos += n;
+      }
+      got += segment.Resolve(&state);
+      INFO("text " << t << " size " << text.size() << " split " << split << " in_line " << in_line);
+      REQUIRE(got == want);
+      REQUIRE(state.in_line == ref.in_line);
     }
   }
 }

@@ -9,7 +9,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "localcontroller/dataset/errors.h"
 #include "tests/localcontroller/dataset/temp_dir.h"
@@ -21,12 +23,18 @@ using testing::TempDir;
 
 class Fixture {
  public:
-  explicit Fixture(bool use_mmap = true) {
+  explicit Fixture(bool use_mmap = true) : Fixture(MappedAlways(use_mmap)) {}
+  explicit Fixture(const ReadOptions& read) {
     CounterOptions options;
     options.host_root = root.path();
-    options.read.use_mmap = use_mmap;
-    options.read.mmap_min_bytes = 1;  // exercise the mapped path even for tiny files
+    options.read = read;
     counter = std::make_unique<SampleCounter>(options);
+  }
+  static ReadOptions MappedAlways(bool use_mmap) {
+    ReadOptions read;
+    read.use_mmap = use_mmap;
+    read.mmap_min_bytes = 1;  // exercise the mapped path even for tiny files
+    return read;
   }
   absl::StatusOr<CountResult> Count(const std::string& url, const std::string& format,
                                     const Checkpoint* previous = nullptr) {
@@ -274,6 +282,59 @@ TEST_CASE("a grown file is counted from the checkpoint", "[counter][incremental]
         cur = std::move(next);
       }
       CHECK(cur->count == 20008);
+    }
+  }
+}
+
+// Two threads count the halves of a file and settle the line at the boundary; the count, the bytes
+// read and the checkpoint (line state and guard) must be those of one thread, and a later
+// incremental count must continue correctly from that checkpoint.
+TEST_CASE("a file counted by two threads gives what one thread gives", "[counter][split]") {
+  std::mt19937_64 rng(99);
+  std::vector<std::string> bodies = {
+      "\xEF\xBB\xBF" "abc",  // the first half is exactly the BOM
+      "\xEF\xBB\xBF" + std::string(30'000, 'q'),              // one long line across the middle
+      std::string(20'000, '\n') + " x " + std::string(20'000, ' '),
+  };
+  for (int i = 0; i < 12; ++i) {
+    std::string body = i % 3 == 0 ? "\xEF\xBB\xBF" : "";
+    const size_t size = 6 + rng() % 200'000;
+    while (body.size() < size) body += " \t\nab\r\n\n"[rng() % 8];
+    bodies.push_back(body);
+  }
+  ReadOptions one = Fixture::MappedAlways(true);
+  one.scan_threads = 1;
+  one.mmap_window = 4096 * (1 + rng() % 4);
+  Fixture f(one);
+  CounterOptions two;
+  two.host_root = f.root.path();
+  two.read = one;
+  two.read.scan_threads = 2;
+  two.read.split_min_bytes = 1;
+  const SampleCounter split(two);
+  auto count_split = [&](const std::string& format, const Checkpoint* previous) {
+    CountRequest request;
+    request.url = "/f";
+    request.format = format;
+    request.previous = previous;
+    return split.Count(request);
+  };
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    INFO("body " << i << " size " << bodies[i].size());
+    for (const std::string format : {"txt", "jsonl"}) {
+      f.root.Write("f", bodies[i]);
+      absl::StatusOr<CountResult> want = f.Count("/f", format);
+      absl::StatusOr<CountResult> got = count_split(format, nullptr);
+      REQUIRE(want.ok());
+      REQUIRE(got.ok());
+      CHECK(got->count == want->count);
+      CHECK(got->bytes_read == want->bytes_read);
+      CHECK(got->checkpoint == want->checkpoint);
+      f.root.Append("f", std::string(rng() % 3, ' ') + "tail\n");
+      absl::StatusOr<CountResult> next = count_split(format, &got->checkpoint);
+      REQUIRE(next.ok());
+      CHECK(next->incremental);
+      CHECK(next->count == f.CountOk("/f", format));
     }
   }
 }
