@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "common/status/macros.h"
@@ -36,11 +37,13 @@ class TailKeeper {
   size_t len_ = 0;
 };
 
-// Counts [begin, end) of a txt/jsonl file into `counter` and `tail` with two threads: this one
-// counts the first half while a helper counts the second as a LineSegment, which the state at the
-// boundary then settles. Both halves are read as ReadRange would read them.
+// Counts [begin, end) of a txt/jsonl file with two threads: this one feeds the first half to
+// `feed_first` (which feeds `counter` and `tail`) while a helper counts the second as a
+// LineSegment, which the state at the boundary then settles. Both halves are read as ReadRange
+// would read them. Without a thread to be had, the whole range is read here.
 absl::Status ReadSplit(int fd, uint64_t begin, uint64_t end, const ReadOptions& options,
-                       StreamCounter* counter, TailKeeper* tail, uint64_t* bytes_read) {
+                       ChunkSink feed_first, StreamCounter* counter, TailKeeper* tail,
+                       uint64_t* bytes_read) {
   // The second half starts on a window boundary of the file, so its windows cover whole page-cache
   // folios (they are aligned to their size) and no folio is faulted in twice across two windows.
   uint64_t middle = begin + (end - begin) / 2;
@@ -50,22 +53,21 @@ absl::Status ReadSplit(int fd, uint64_t begin, uint64_t end, const ReadOptions& 
   TailKeeper second_tail;
   uint64_t second_bytes = 0;
   absl::Status second_status;
-  std::thread helper([&] {
-    second_status = ReadRange(
-        fd, middle, end, options,
-        [&](const uint8_t* data, size_t n) {
-          second.Feed(data, n);
-          second_tail.Push(data, n);
-        },
-        &second_bytes);
-  });
-  const absl::Status first_status = ReadRange(
-      fd, begin, middle, options,
-      [&](const uint8_t* data, size_t n) {
-        counter->Feed(data, n);
-        tail->Push(data, n);
-      },
-      bytes_read);
+  std::thread helper;
+  try {
+    helper = std::thread([&] {
+      second_status = ReadRange(
+          fd, middle, end, options,
+          [&](const uint8_t* data, size_t n) {
+            second.Feed(data, n);
+            second_tail.Push(data, n);
+          },
+          &second_bytes);
+    });
+  } catch (const std::system_error&) {  // out of threads or memory for a stack
+    return ReadRange(fd, begin, end, options, feed_first, bytes_read);
+  }
+  const absl::Status first_status = ReadRange(fd, begin, middle, options, feed_first, bytes_read);
   helper.join();
   RETURN_IF_ERROR(first_status);
   RETURN_IF_ERROR(second_status);
@@ -119,19 +121,17 @@ absl::StatusOr<FileCount> CountFile(int fd, const struct stat& st, Format format
   ReadOptions read_options = options;
   // The coco scanner allocates while it runs, so it must not run under the SIGBUS guard.
   if (format == Format::kCoco) read_options.use_mmap = false;
+  auto feed = [&](const uint8_t* data, size_t n) {
+    counter.Feed(data, n);
+    tail.Push(data, n);
+  };
   // The first half must be long enough to settle a byte order mark (3 bytes).
   if ((format == Format::kTxt || format == Format::kJsonl) && size - start >= 6 &&
       SplitScan(read_options, size - start)) {
     RETURN_IF_ERROR(
-        ReadSplit(fd, start, size, read_options, &counter, &tail, &out.bytes_read));
+        ReadSplit(fd, start, size, read_options, feed, &counter, &tail, &out.bytes_read));
   } else {
-    RETURN_IF_ERROR(ReadRange(
-        fd, start, size, read_options,
-        [&](const uint8_t* data, size_t n) {
-          counter.Feed(data, n);
-          tail.Push(data, n);
-        },
-        &out.bytes_read));
+    RETURN_IF_ERROR(ReadRange(fd, start, size, read_options, feed, &out.bytes_read));
   }
   ASSIGN_OR_RETURN(out.count, counter.Finish());
 
