@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/log/log.h"
+#include "common/s3/s3_url.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "localcontroller/server/listen_address.h"
@@ -29,7 +30,7 @@ namespace {
 // One source of settings; unset fields leave the lower layers' values alone.
 struct Layer {
   std::optional<std::string> node_name, gm_address, db_path, host_root, listen, tls_ca, tls_cert,
-      tls_key, log_level;
+      tls_key, log_level, s3_ca_file, s3_addressing;
   std::optional<bool> insecure;
   std::optional<absl::Duration> scan_period, model_check_period, model_http_check_period;
   std::optional<size_t> max_request_bytes;
@@ -56,6 +57,8 @@ absl::Status Apply(const Layer& layer, const std::string& source, LcConfig& conf
   set(layer.model_http_check_period, config.model_http_check_period);
   set(layer.max_request_bytes, config.max_request_bytes);
   set(layer.http_threads, config.http_threads);
+  set(layer.s3_ca_file, config.s3_ca_file);
+  set(layer.s3_addressing, config.s3_addressing);
   if (layer.bind_port.has_value()) {
     absl::StatusOr<server::ListenAddress> address = server::ParseListenAddress(config.listen);
     if (!address.ok()) {
@@ -129,6 +132,8 @@ const std::map<std::string, FlagSpec>& Flags() {
       {"tls-cert", {StringSetter(&Layer::tls_cert)}},
       {"tls-key", {StringSetter(&Layer::tls_key)}},
       {"log-level", {StringSetter(&Layer::log_level)}},
+      {"s3-ca", {StringSetter(&Layer::s3_ca_file)}},
+      {"s3-addressing", {StringSetter(&Layer::s3_addressing)}},
       {"scan-period", {DurationSetter(&Layer::scan_period)}},
       {"model-check-period", {DurationSetter(&Layer::model_check_period)}},
       {"model-http-check-period", {DurationSetter(&Layer::model_http_check_period)}},
@@ -236,6 +241,8 @@ absl::StatusOr<Layer> LoadFile(const std::string& path) {
       {"maxRequestBytes", "max-request-bytes"},
       {"httpThreads", "http-threads"},
       {"logLevel", "log-level"},
+      {"s3Ca", "s3-ca"},
+      {"s3Addressing", "s3-addressing"},
   };
   auto scalar = [&path](const YAML::Node& node, const std::string& key) -> absl::StatusOr<std::string> {
     if (!node.IsScalar()) {
@@ -350,6 +357,10 @@ absl::Status ValidateConfig(const LcConfig& c) {
           absl::StrCat(name, " must be at least 1s, got ", absl::FormatDuration(period)));
     }
   }
+  if (absl::Status addressing = ::nereid::s3::ParseAddressing(c.s3_addressing).status();
+      !addressing.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--s3-addressing: ", addressing.message()));
+  }
   if (c.max_request_bytes < 1024) {
     return absl::InvalidArgumentError("--max-request-bytes must be at least 1024");
   }
@@ -394,6 +405,7 @@ void PrintDaemonUsage(std::ostream& out) {
          "                       [--model-check-period 60s] [--model-http-check-period 1h]\n"
          "                       [--max-request-bytes 1048576] [--http-threads 4]\n"
          "                       [--log-level debug|info|warning|error]\n"
+         "                       [--s3-ca FILE] [--s3-addressing auto|path|virtual]\n"
          "       localcontroller count --format F [--host-root DIR] URL   (see count --help)\n"
          "\n"
          "The LocalController of a Nereid edge node: receives the node's objects from the\n"

@@ -48,6 +48,10 @@ struct LcConfig {
   absl::Duration model_http_check_period = absl::Hours(1);
   size_t max_request_bytes = 1 << 20;
   int http_threads = 4;
+  // S3 (datasets and models with s3:// urls): a CA bundle for https endpoints ("" = the system's)
+  // and the addressing style (auto: virtual-host for *.amazonaws.com, path-style elsewhere).
+  std::string s3_ca_file;
+  std::string s3_addressing = "auto";
   std::string log_level;    // "" = NEREID_LOG_LEVEL or info
   std::string config_file;  // where the file layer came from, for messages
 };

@@ -53,8 +53,16 @@ absl::Status Daemon::Init() {
   durable_store_ = std::make_unique<LcDbDesiredStateStore>(db_.get());
   report_source_ = std::make_unique<LcDbReportSource>(db_.get());
 
+  // One S3 client for datasets and models; backoff between its retries runs on real time.
+  s3::CurlS3Options s3_options;
+  s3_options.ca_file = config_.s3_ca_file;
+  s3_options.addressing = ::nereid::s3::ParseAddressing(config_.s3_addressing)
+                              .value_or(::nereid::s3::Addressing::kAuto);
+  s3_client_ = std::make_shared<lc::s3::CurlS3Client>(std::move(s3_options));
+
   dataset::DatasetMonitor::Options monitor_options;
   monitor_options.counter.host_root = config_.host_root;
+  monitor_options.counter.s3 = s3_client_;
   monitor_options.counter.clock = options_.clock;
   monitor_options.period = config_.scan_period;
   monitor_options.min_interval = options_.dataset_min_interval;
@@ -72,6 +80,7 @@ absl::Status Daemon::Init() {
   model::ModelKeeper::Options keeper_options;
   keeper_options.verifier.host_root = config_.host_root;
   keeper_options.verifier.clock = options_.clock;
+  keeper_options.verifier.s3 = s3_client_;
   keeper_options.check_period = config_.model_check_period;
   keeper_options.http_check_period = config_.model_http_check_period;
   keeper_options.retry_delay = options_.model_retry_delay;

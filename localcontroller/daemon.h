@@ -31,6 +31,7 @@
 #include "localcontroller/cloudlink/cloud_link.h"
 #include "localcontroller/config.h"
 #include "localcontroller/db/lc_database.h"
+#include "localcontroller/s3/curl_s3_client.h"
 
 namespace nereid::lc {
 
@@ -94,6 +95,7 @@ class Daemon {
   LinkStatus link_status() const;
   db::LcDatabase& db() { return *db_; }
   dataset::DatasetMonitor& monitor() { return *monitor_; }
+  const s3::CurlS3Client& s3_client() const { return *s3_client_; }
   model::ModelKeeper& keeper() { return *keeper_; }
   worker::WorkerIntake& intake() { return *intake_; }
   const LcConfig& config() const { return config_; }
@@ -110,6 +112,7 @@ class Daemon {
   std::unique_ptr<db::LcDatabase> db_;
   std::unique_ptr<LcDbDesiredStateStore> durable_store_;
   std::unique_ptr<LcDbReportSource> report_source_;
+  std::shared_ptr<const s3::CurlS3Client> s3_client_;
   std::unique_ptr<dataset::DatasetMonitor> monitor_;
   std::unique_ptr<model::ModelKeeper> keeper_;
   std::unique_ptr<DatasetHandler> dataset_handler_;

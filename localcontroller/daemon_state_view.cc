@@ -35,6 +35,8 @@ absl::StatusOr<DatasetInfo> DatasetFromDb(db::LcDatabase::Tables& tables,
   info.url = resource.dataset().url();
   info.format = resource.dataset().format();
   info.node_name = resource.dataset().node_name();
+  info.credential_name = resource.dataset().credential_name();
+  info.credential_received = resource.dataset().has_s3_credential();
   absl::StatusOr<db::DatasetResult> result = tables.datasets.GetResult(info.ns, info.name);
   if (result.ok()) {
     info.scanned = true;
@@ -42,6 +44,7 @@ absl::StatusOr<DatasetInfo> DatasetFromDb(db::LcDatabase::Tables& tables,
     info.last_scan = result->scanned_at;
     info.error_reason = result->error_reason;
     info.error_message = result->error_message;
+    info.stale = !info.error_reason.empty() && info.count.has_value();
   } else if (!absl::IsNotFound(result.status())) {
     return result.status();
   }
@@ -58,10 +61,12 @@ void MergeScan(const dataset::DatasetMonitor& monitor, DatasetInfo& info) {
     info.count = static_cast<int64_t>(last->count);
     info.error_reason.clear();
     info.error_message.clear();
+    info.stale = false;
   } else {
-    info.count.reset();
+    // The count from the database stays: the last good one, marked stale.
     info.error_reason = dataset::ReasonOf(last->status);
     info.error_message = std::string(last->status.message());
+    info.stale = info.count.has_value();
   }
 }
 
@@ -87,6 +92,8 @@ absl::StatusOr<ModelInfo> ModelFromDb(db::LcDatabase::Tables& tables,
   info.url = resource.model().url();
   info.format = resource.model().format();
   info.expected_sha256 = resource.model().sha256();
+  info.credential_name = resource.model().credential_name();
+  info.credential_received = resource.model().has_s3_credential();
   ASSIGN_OR_RETURN(std::optional<std::string> stored,
                    tables.meta.Get(ModelHandler::MetaKey(info.ns, info.name)));
   if (stored.has_value()) {
@@ -327,6 +334,18 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   families.push_back(Counter("nereid_lc_dataset_reports_total",
                              "Dataset results that changed and were reported",
                              static_cast<double>(scans.reports)));
+
+  // Everything the S3 client moved, headers included: what polling unchanged objects costs.
+  const s3::TransferStats s3_transfers = daemon_->s3_client().stats();
+  families.push_back(Counter("nereid_lc_s3_requests_total", "Requests sent to S3 endpoints",
+                             static_cast<double>(s3_transfers.requests)));
+  prometheus::MetricFamily s3_bytes = Family(
+      "nereid_lc_s3_bytes_total", "Bytes exchanged with S3 endpoints, headers included",
+      MetricType::Counter);
+  AddSample(s3_bytes, static_cast<double>(s3_transfers.bytes_received),
+            {{"direction", "received"}});
+  AddSample(s3_bytes, static_cast<double>(s3_transfers.bytes_sent), {{"direction", "sent"}});
+  families.push_back(std::move(s3_bytes));
 
   const model::ModelKeeper::Stats checks = daemon_->keeper().stats();
   families.push_back(Gauge("nereid_lc_models_tracked", "Models the LC verifies",

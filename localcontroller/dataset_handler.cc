@@ -6,13 +6,17 @@
 #include "common/status/macros.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/report_writer.h"
+#include "common/net/storage_credential.h"
 
 namespace nereid::lc {
 namespace {
 
 dataset::DatasetSpec SpecOf(const edge::v1::Resource& resource) {
+  const edge::v1::DatasetSpec& spec = resource.dataset();
   return dataset::DatasetSpec{NsNameKey(resource.ref().namespace_(), resource.ref().name()),
-                              resource.dataset().url(), resource.dataset().format()};
+                              spec.url(), spec.format(),
+                              net::S3CredentialOf(spec.url(), spec.has_s3_credential(),
+                                                  spec.s3_credential())};
 }
 
 }  // namespace
@@ -106,6 +110,12 @@ void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
   }
   absl::Status written = db_->Write([&](db::LcDatabase::Tables& tables) -> absl::Status {
     RETURN_IF_ERROR(StampFromDesired(tables, report));
+    if (!scan.status.ok()) {
+      // The last good count stays stored beside the error (the REST API shows it as stale); the
+      // GM likewise keeps status.numberOfSamples and sets the Counted condition to False.
+      absl::StatusOr<db::DatasetResult> before = tables.datasets.GetResult(ns, name);
+      if (before.ok()) result.count = before->count;
+    }
     RETURN_IF_ERROR(tables.datasets.PutResult(ns, name, result));
     return EnqueueInTransaction(tables, report);
   });

@@ -6,6 +6,7 @@
 #include "localcontroller/dataset_handler.h"
 #include "localcontroller/model/check_codec.h"
 #include "localcontroller/report_writer.h"
+#include "common/net/storage_credential.h"
 
 namespace nereid::lc {
 namespace {
@@ -13,7 +14,9 @@ namespace {
 model::ModelSpec SpecOf(const edge::v1::Resource& resource) {
   const edge::v1::ModelSpec& spec = resource.model();
   return model::ModelSpec{NsNameKey(resource.ref().namespace_(), resource.ref().name()),
-                          spec.url(), spec.format(), spec.sha256()};
+                          spec.url(), spec.format(), spec.sha256(),
+                          net::S3CredentialOf(spec.url(), spec.has_s3_credential(),
+                                              spec.s3_credential())};
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev prometheus-cpp-dev
   catch2 libbenchmark-dev
   openssl curl procps
+  libcurl4-openssl-dev
+  nodejs
 )
 # podman/buildah with the runc runtime and catatonit (the pods' infra process); mmdebstrap
 # bootstraps the from-source build's base image from apt; the container tests are Python
@@ -33,6 +35,12 @@ for pkg in "${PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+
+# The S3 tests run s3rver (tests/support/s3rver) with node and npm. Some nodejs builds ship npm
+# themselves and conflict with Debian's npm package, so npm is installed only when missing.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

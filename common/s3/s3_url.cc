@@ -65,7 +65,8 @@ absl::StatusOr<Location> ParseS3Url(std::string_view url) {
   for (char c : bucket) {
     if (!IsBucketChar(c)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("s3 bucket name \"", ToAbsl(bucket), "\" has a character S3 does not allow"));
+          absl::StrCat("s3 bucket name \"", ToAbsl(bucket),
+                       "\" has a character S3 does not allow"));
     }
   }
   Location location;

@@ -40,8 +40,8 @@ enum class Addressing {
 absl::StatusOr<Addressing> ParseAddressing(std::string_view text);
 
 // The addressing actually used for `bucket` at `endpoint` (host[:port]): kAuto resolved, and
-// kVirtualHost falling back to path-style for a bucket that cannot be a DNS label (dots, upper case)
-// since its certificate or name would not match.
+// kVirtualHost falling back to path-style for a bucket that cannot be a DNS label (dots, upper
+// case), since its certificate or name would not match.
 Addressing ResolveAddressing(Addressing requested, std::string_view endpoint,
                              std::string_view bucket);
 

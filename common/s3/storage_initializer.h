@@ -109,7 +109,8 @@ struct InitializerOptions {
 // The `storage-initializer` container: image, IfNotPresent, args, limits cpu 1 / memory 1Gi,
 // terminationMessagePolicy FallbackToLogsOnError, env = credential_env + INDIRECT_URL_MARK=@,
 // /downloads mounted read-write, then a mount of each indirect URL's hostPath volume.
-kube::Json InitializerContainer(const std::vector<ResolvedUrl>& urls, const kube::Json& credential_env,
+kube::Json InitializerContainer(const std::vector<ResolvedUrl>& urls,
+                                const kube::Json& credential_env,
                                 const InitializerOptions& options);
 
 // The emptyDir volume the init container fills, and its read-only mount in every worker container.

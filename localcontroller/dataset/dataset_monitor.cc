@@ -93,6 +93,15 @@ void DatasetMonitor::Upsert(const DatasetSpec& spec, std::optional<Prior> prior)
     return;
   }
   if (t.spec == spec) return;
+  if (t.spec.url == spec.url && t.spec.format == spec.format) {
+    // Only the credential changed (a rotated Secret): the object and its checkpoint are the same,
+    // so rescan soon with the new credential but keep the checkpoint (no full download).
+    LOG(INFO) << "dataset " << spec.key << ": storage credential changed, rescanning";
+    t.spec = spec;
+    t.dirty = true;
+    wake_ = true;
+    return;
+  }
   LOG(INFO) << "dataset " << spec.key << ": spec changed (url " << spec.url << ", format "
             << spec.format << "), rescanning";
   t.spec = spec;
@@ -226,6 +235,7 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   request.format = spec.format;
   request.previous = previous.has_value() ? &*previous : nullptr;
   request.cancel = &cancel_scan_;
+  request.s3_credential = spec.s3_credential.has_value() ? &*spec.s3_credential : nullptr;
   absl::StatusOr<CountResult> result = counter_.Count(request);
   std::optional<HostRoot::WatchTarget> after;
   if (watching) after = WatchTarget(spec.url);

@@ -30,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/s3/credential.h"
 #include "common/time/clock.h"
 #include "localcontroller/dataset/change_watcher.h"
 #include "localcontroller/dataset/checkpoint.h"
@@ -41,6 +42,8 @@ struct DatasetSpec {
   std::string key;  // "namespace/name"
   std::string url;
   std::string format;
+  // For an s3:// url: the Dataset's storage credential (never logged).
+  std::optional<nereid::s3::Credential> s3_credential = std::nullopt;
   bool operator==(const DatasetSpec&) const = default;
 };
 

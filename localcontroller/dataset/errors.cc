@@ -25,6 +25,7 @@ absl::StatusCode CodeFor(Reason reason) {
     case Reason::kNotAFile:
     case Reason::kNotADirectory:
     case Reason::kTooManySymlinks:
+    case Reason::kCredentialMissing:
       return absl::StatusCode::kFailedPrecondition;
     case Reason::kUnsupported:
       return absl::StatusCode::kUnimplemented;
@@ -66,6 +67,7 @@ std::string_view ReasonName(Reason reason) {
     case Reason::kFileChanged: return "FileChanged";
     case Reason::kReadError: return "ReadError";
     case Reason::kCancelled: return "Cancelled";
+    case Reason::kCredentialMissing: return "CredentialMissing";
   }
   return "ReadError";
 }

@@ -13,7 +13,8 @@
 //   NotAFile             kFailedPrecondition  a directory/device where a file format needs a file
 //   NotADirectory        kFailedPrecondition  a file where a directory format needs a directory
 //   TooManySymlinks      kFailedPrecondition  symlink loop (more than 40 followed)
-//   Unsupported          kUnimplemented       e.g. s3:// urls, directory formats over http
+//   Unsupported          kUnimplemented       other schemes, directory formats over http, coco
+//                                             ... under an s3 prefix
 //   DownloadFailed       kUnavailable         http(s) connect/read failure or non-2xx status
 //   DownloadTooLarge     kResourceExhausted   the body is over the configured size cap
 //   Timeout              kDeadlineExceeded    the download took longer than allowed
@@ -21,6 +22,8 @@
 //   FileChanged          kAborted             the file was truncated/replaced while being read
 //   ReadError            kInternal            any other I/O error
 //   Cancelled            kCancelled           the scan was cancelled (LC shutting down)
+//   CredentialMissing    kFailedPrecondition  an s3:// url arrived without credentials (no
+//                                             credentialName, or the GM could not read the Secret)
 
 #include <string>
 #include <string_view>
@@ -46,6 +49,7 @@ enum class Reason {
   kFileChanged,
   kReadError,
   kCancelled,
+  kCredentialMissing,
 };
 
 std::string_view ReasonName(Reason reason);

@@ -8,6 +8,7 @@
 #include "localcontroller/dataset/dir_counter.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/file_counter.h"
+#include "localcontroller/dataset/s3_source.h"
 #include "localcontroller/dataset/stream_counter.h"
 
 namespace nereid::lc::dataset {
@@ -24,6 +25,7 @@ UrlKind ClassifyUrl(std::string_view url, std::string* path) {
     return UrlKind::kLocal;
   }
   if (scheme == "http" || scheme == "https") return UrlKind::kHttp;
+  if (scheme == "s3") return UrlKind::kS3;
   return UrlKind::kUnsupported;
 }
 
@@ -36,14 +38,17 @@ absl::StatusOr<CountResult> SampleCounter::Count(const CountRequest& request) co
       return CountLocal(path, format, request);
     case UrlKind::kHttp:
       return CountHttp(request.url, format, request);
+    case UrlKind::kS3:
+      if (options_.s3 != nullptr) return CountS3Dataset(*options_.s3, request.url, format, request);
+      break;
     case UrlKind::kUnsupported:
       break;
   }
   const std::string shown = RedactUrl(request.url);
   const std::string scheme = shown.substr(0, shown.find("://"));
   return DatasetError(Reason::kUnsupported,
-                      absl::StrCat("url scheme \"", scheme, "\" is not supported yet (", shown,
-                                   "); use a host path or http(s)"));
+                      absl::StrCat("url scheme \"", scheme, "\" is not supported (", shown,
+                                   "); use a host path, http(s) or s3"));
 }
 
 absl::StatusOr<CountResult> SampleCounter::CountLocal(const std::string& path, Format format,

@@ -7,11 +7,13 @@
 // Urls:
 //   /abs/path, rel/path, file:///abs/path   a host path under the host root (see host_root.h)
 //   http://..., https://...                 streamed and counted (file formats only)
-//   s3://...                                Unsupported for now (clear error, not a silent skip)
+//   s3://bucket/key                         through CounterOptions::s3 with the Dataset's
+//                                           credential (s3_source.h); Unsupported without a client
 //   any other scheme                        Unsupported
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -22,6 +24,7 @@
 #include "localcontroller/dataset/format.h"
 #include "localcontroller/dataset/host_root.h"
 #include "localcontroller/dataset/http_source.h"
+#include "localcontroller/s3/s3_client.h"
 
 namespace nereid::lc::dataset {
 
@@ -30,6 +33,7 @@ struct CounterOptions {
   ReadOptions read;
   HttpOptions http;
   Clock* clock = Clock::Real();
+  std::shared_ptr<const s3::S3Client> s3;  // for s3:// urls; null: they are Unsupported
 };
 
 struct CountRequest {
@@ -37,6 +41,7 @@ struct CountRequest {
   std::string format;
   const Checkpoint* previous = nullptr;     // the last scan's checkpoint, if any
   const std::atomic<bool>* cancel = nullptr;
+  const s3::Credential* s3_credential = nullptr;  // the Dataset's, for an s3:// url
 };
 
 struct CountResult {
@@ -47,7 +52,7 @@ struct CountResult {
   Checkpoint checkpoint;     // hand back as `previous` next time
 };
 
-enum class UrlKind { kLocal, kHttp, kUnsupported };
+enum class UrlKind { kLocal, kHttp, kS3, kUnsupported };
 // Classifies a dataset url; for kLocal, `*path` gets the host path.
 UrlKind ClassifyUrl(std::string_view url, std::string* path);
 

@@ -1,5 +1,12 @@
 #include "localcontroller/db/lc_database.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -26,6 +33,35 @@ absl::Status CreateParentDirectory(const std::string& path) {
   if (ec) {
     return absl::UnavailableError(absl::StrCat("cannot create directory ", parent.string(),
                                                " for database ", path, ": ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+// The database holds storage credentials (the S3Credential of Datasets and Models), so it and its
+// WAL/SHM/journal files are readable by the LC's user only: a new file is created 0600 before
+// SQLite opens it (SQLite gives its WAL and SHM files the database file's mode), and an existing
+// one with group or other bits is narrowed to 0600.
+absl::Status RestrictFileMode(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+  } else if (errno != EEXIST) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create database ", path, ": ", std::strerror(errno)));
+  }
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string file = path + suffix;
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) continue;
+    if (::chmod(file.c_str(), st.st_mode & 0700) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "database ", file, " is readable by other users and cannot be restricted to 0600: ",
+          std::strerror(errno)));
+    }
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    LOG(WARNING) << "lc database " << file << ": mode " << mode
+                 << " narrowed to owner-only: it holds storage credentials";
   }
   return absl::OkStatus();
 }
@@ -80,16 +116,23 @@ absl::StatusOr<std::unique_ptr<LcDatabase>> LcDatabase::Open(Options options) {
         absl::StrCat("lc database ", options.path, ": no node name given"));
   }
   if (options.clock == nullptr) options.clock = Clock::Real();
-  if (IsFileBacked(options.path)) RETURN_IF_ERROR(CreateParentDirectory(options.path));
+  if (IsFileBacked(options.path)) {
+    RETURN_IF_ERROR(CreateParentDirectory(options.path));
+    RETURN_IF_ERROR(RestrictFileMode(options.path));
+  }
 
   absl::StatusOr<std::unique_ptr<store::Db>> db = OpenChecked(options);
   if (absl::IsDataLoss(db.status()) && options.on_corruption == OnCorruption::kMoveAside &&
       IsFileBacked(options.path)) {
     LOG(ERROR) << "lc database " << options.path << ": " << db.status().message();
     RETURN_IF_ERROR(MoveAside(options.path, options.clock));
+    RETURN_IF_ERROR(RestrictFileMode(options.path));
     db = OpenChecked(options);
   }
   if (!db.ok()) return db.status();
+  // A deleted or replaced Dataset/Model takes its storage credential with it: freed space is
+  // zeroed instead of keeping the old bytes in free pages.
+  RETURN_IF_ERROR((*db)->Exec("PRAGMA secure_delete=ON"));
   RETURN_IF_ERROR((*db)->Migrate(Migrations()));
   RETURN_IF_ERROR(ClaimForNode(**db, options.path, options.node_name));
   return absl::WrapUnique(

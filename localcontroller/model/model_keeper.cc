@@ -112,7 +112,8 @@ ModelKeeper::Stats ModelKeeper::stats() const {
 
 absl::Duration ModelKeeper::PeriodFor(const ModelSpec& spec) const {
   std::string path;
-  return dataset::ClassifyUrl(spec.url, &path) == dataset::UrlKind::kHttp
+  const dataset::UrlKind kind = dataset::ClassifyUrl(spec.url, &path);
+  return kind == dataset::UrlKind::kHttp || kind == dataset::UrlKind::kS3
              ? options_.http_check_period
              : options_.check_period;
 }

@@ -11,9 +11,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/s3/s3_url.h"
 #include "common/strings/absl_compat.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/host_root.h"
+#include "localcontroller/dataset/s3_source.h"
 #include "localcontroller/dataset/sample_counter.h"
 
 namespace nereid::lc::model {
@@ -77,6 +79,18 @@ void Compare(const ModelSpec& spec, const std::string& expected, Check& check) {
                                check.sha256, ", expected ", expected);
 }
 
+// Finishes a streamed digest over `bytes` bytes into `check`; false (ReadError set) when OpenSSL
+// failed.
+bool FinishDigest(const ModelSpec& spec, Sha256& sha, uint64_t bytes, Check& check) {
+  check.sha256 = sha.FinishHex();
+  check.size = bytes;
+  check.bytes_hashed = bytes;
+  if (!check.sha256.empty()) return true;
+  check.reason = "ReadError";
+  check.message = absl::StrCat("model ", spec.key, ": SHA-256 computation failed");
+  return false;
+}
+
 }  // namespace
 
 std::string Sha256Hex(std::string_view data) {
@@ -117,13 +131,17 @@ absl::StatusOr<Check> ModelVerifier::Verify(const ModelSpec& spec, const Check* 
       return VerifyLocal(spec, path, previous, cancel);
     case dataset::UrlKind::kHttp:
       return VerifyHttp(spec, previous, cancel);
+    case dataset::UrlKind::kS3:
+      if (options_.s3 != nullptr) return VerifyS3(spec, previous, cancel);
+      break;
     case dataset::UrlKind::kUnsupported:
       break;
   }
   const std::string shown = dataset::RedactUrl(spec.url);
   check.reason = "Unsupported";
-  check.message = absl::StrCat("model ", spec.key, ": url scheme \"", shown.substr(0, shown.find("://")),
-                               "\" is not supported yet (", shown, "); use a host path or http(s)");
+  check.message =
+      absl::StrCat("model ", spec.key, ": url scheme \"", shown.substr(0, shown.find("://")),
+                   "\" is not supported (", shown, "); use a host path, http(s) or s3");
   return check;
 }
 
@@ -200,13 +218,7 @@ absl::StatusOr<Check> ModelVerifier::VerifyLocal(const ModelSpec& spec, const st
                         absl::StrCat("model ", spec.key, ": ", entry->host_path,
                                      " changed while it was hashed"));
   }
-  check.sha256 = sha.FinishHex();
-  check.bytes_hashed = total;
-  if (check.sha256.empty()) {
-    check.reason = "ReadError";
-    check.message = absl::StrCat("model ", spec.key, ": SHA-256 computation failed");
-    return check;
-  }
+  if (!FinishDigest(spec, sha, total, check)) return check;
   check.fingerprint = fingerprint;
   Compare(spec, expected, check);
   return check;
@@ -251,19 +263,70 @@ absl::StatusOr<Check> ModelVerifier::VerifyHttp(const ModelSpec& spec, const Che
     Compare(spec, expected, check);
     return check;
   }
-  check.sha256 = sha.FinishHex();
-  check.size = fetch->bytes;
-  check.bytes_hashed = fetch->bytes;
-  if (check.sha256.empty()) {
-    check.reason = "ReadError";
-    check.message = absl::StrCat("model ", spec.key, ": SHA-256 computation failed");
-    return check;
-  }
+  if (!FinishDigest(spec, sha, fetch->bytes, check)) return check;
   Fingerprint fingerprint;
   fingerprint.source = shown;
   fingerprint.size = fetch->bytes;
   fingerprint.etag = fetch->etag;
   fingerprint.last_modified = fetch->last_modified;
+  check.fingerprint = fingerprint;
+  Compare(spec, expected, check);
+  return check;
+}
+
+absl::StatusOr<Check> ModelVerifier::VerifyS3(const ModelSpec& spec, const Check* previous,
+                                              const std::atomic<bool>* cancel) const {
+  Check check;
+  absl::StatusOr<nereid::s3::Location> location = nereid::s3::ParseS3Url(spec.url);
+  if (!location.ok()) {
+    check.reason = "InvalidURL";
+    check.message = absl::StrCat("model ", spec.key, ": ", location.status().message());
+    return check;
+  }
+  const std::string source = location->Url();
+  if (!spec.s3_credential.has_value()) {
+    SetError(check, DatasetError(Reason::kCredentialMissing,
+                                 absl::StrCat("model ", spec.key, ": ", source,
+                                              " needs S3 credentials: set spec.credentialName")));
+    return check;
+  }
+  const s3::Credential& credential = *spec.s3_credential;
+  absl::StatusOr<s3::ObjectInfo> head = options_.s3->Head(credential, *location);
+  if (!head.ok()) {
+    SetError(check, dataset::S3DatasetError(head.status()));
+    return check;
+  }
+  check.present = true;
+  check.size = head->size;
+  if (spec.sha256.empty()) return check;  // existence and size only (documented in the header)
+
+  const std::string expected = NormalizeSha256(spec.sha256);
+  Fingerprint fingerprint;
+  fingerprint.source = source;
+  fingerprint.size = head->size;
+  fingerprint.etag = head->etag;
+  if (previous != nullptr && previous->fingerprint == fingerprint && !previous->sha256.empty() &&
+      !head->etag.empty()) {
+    check.sha256 = previous->sha256;
+    check.fingerprint = fingerprint;
+    Compare(spec, expected, check);
+    return check;
+  }
+  Sha256 sha;
+  absl::StatusOr<s3::ObjectInfo> got =
+      options_.s3->Get(credential, *location, cancel,
+                       [&sha](const uint8_t* data, size_t size) { sha.Update(data, size); });
+  if (!got.ok()) {
+    const absl::Status error = dataset::S3DatasetError(got.status());
+    if (Transient(error)) return error;
+    SetError(check, error);
+    return check;
+  }
+  if (!FinishDigest(spec, sha, got->size, check)) return check;
+  // The GET's own ETag: the digest belongs to exactly the bytes read, even if the object was
+  // replaced between the HEAD and the GET.
+  fingerprint.size = got->size;
+  fingerprint.etag = got->etag;
   check.fingerprint = fingerprint;
   Compare(spec, expected, check);
   return check;

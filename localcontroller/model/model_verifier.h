@@ -19,7 +19,11 @@
 //                    file into a 304 and the previous digest is reused.
 //     sha256 empty   not fetched at all (it may be huge and nothing would be compared): reported
 //                    as not verified, no error.
-//   s3:// and other schemes: Unsupported.
+//   s3://bucket/key, with the Model's credential (none: CredentialMissing):
+//     always        HEAD: the object must exist; its size is reported.
+//     sha256 set    the body is streamed through SHA-256, unless the ETag and size equal those
+//                   of the previous check (then its digest is reused: one HEAD, no download).
+//   other schemes: Unsupported.
 // A directory with a sha256 is NotAFile: a digest is defined for one file.
 //
 // Failures are reported, not returned: Check::reason is a machine-readable reason (the dataset
@@ -30,12 +34,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "common/time/clock.h"
+#include "common/s3/credential.h"
 #include "localcontroller/dataset/http_source.h"
+#include "localcontroller/s3/s3_client.h"
 
 namespace nereid::lc::model {
 
@@ -47,6 +54,7 @@ struct ModelSpec {
   std::string url;
   std::string format;
   std::string sha256;  // expected lowercase hex digest; empty = do not verify
+  std::optional<nereid::s3::Credential> s3_credential = std::nullopt;  // s3:// only; never logged
   bool operator==(const ModelSpec&) const = default;
 };
 
@@ -79,6 +87,7 @@ struct VerifierOptions {
   dataset::HttpOptions http;
   Clock* clock = Clock::Real();
   size_t read_chunk_bytes = 1 << 20;
+  std::shared_ptr<const s3::S3Client> s3;  // for s3:// urls; null: they are Unsupported
 };
 
 // Lowercase hex SHA-256 of `data` (tests, and the http sink's finish).
@@ -103,6 +112,8 @@ class ModelVerifier {
                                     const Check* previous, const std::atomic<bool>* cancel) const;
   absl::StatusOr<Check> VerifyHttp(const ModelSpec& spec, const Check* previous,
                                    const std::atomic<bool>* cancel) const;
+  absl::StatusOr<Check> VerifyS3(const ModelSpec& spec, const Check* previous,
+                                 const std::atomic<bool>* cancel) const;
 
   VerifierOptions options_;
 };

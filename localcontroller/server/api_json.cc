@@ -52,6 +52,13 @@ Json ToJson(const StatusInfo& s) {
   };
 }
 
+// Which Secret the object names and whether its credential arrived; never the values.
+void AddCredential(const std::string& name, bool received, Json& spec) {
+  if (name.empty() && !received) return;
+  spec["credentialName"] = name;
+  spec["credentialReceived"] = received;
+}
+
 Json ToJson(const DatasetInfo& d) {
   Json status = {
       {"scanned", d.scanned},
@@ -62,17 +69,21 @@ Json ToJson(const DatasetInfo& d) {
     status["errorReason"] = d.error_reason;
     status["errorMessage"] = d.error_message;
   }
+  if (d.stale) status["stale"] = true;
+  Json spec = {{"url", d.url}, {"format", d.format}, {"nodeName", d.node_name}};
+  AddCredential(d.credential_name, d.credential_received, spec);
   return Json{{"namespace", d.ns},
               {"name", d.name},
               {"uid", d.uid},
               {"version", d.version},
-              {"spec", {{"url", d.url}, {"format", d.format}, {"nodeName", d.node_name}}},
+              {"spec", std::move(spec)},
               {"status", std::move(status)}};
 }
 
 Json ToJson(const ModelInfo& m) {
   Json spec = {{"url", m.url}, {"format", m.format}};
   if (!m.expected_sha256.empty()) spec["sha256"] = m.expected_sha256;
+  AddCredential(m.credential_name, m.credential_received, spec);
   Json status = {
       {"checked", m.checked},
       {"present", m.present},

@@ -55,8 +55,12 @@ struct DatasetInfo {
   std::string url;
   std::string format;
   std::string node_name;
+  // spec.credentialName and whether the GM sent its credential (the values are never shown).
+  std::string credential_name;
+  bool credential_received = false;
   bool scanned = false;          // a result exists (this run or persisted)
-  std::optional<int64_t> count;  // unset while an error stands or before the first scan
+  std::optional<int64_t> count;  // the last good count; unset before the first one
+  bool stale = false;            // an error stands: `count` is the last good one, not current
   absl::Time last_scan = absl::InfinitePast();
   std::string error_reason;
   std::string error_message;
@@ -70,6 +74,8 @@ struct ModelInfo {
   std::string url;
   std::string format;
   std::string expected_sha256;
+  std::string credential_name;
+  bool credential_received = false;
   bool checked = false;
   bool present = false;
   bool verified = false;

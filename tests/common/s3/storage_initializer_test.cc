@@ -48,7 +48,8 @@ TEST_CASE("host paths mount their parent directory under /home/data") {
         Json::parse(R"({"name":"data-ai-models-m3lz",
                         "hostPath":{"path":"/data/ai_models/m3l/","type":"Directory"}})"));
   CHECK(HostPathMount(file) ==
-        Json::parse(R"({"name":"data-ai-models-m3lz","mountPath":"/home/data/data/ai_models/m3l/"})"));
+        Json::parse(
+            R"({"name":"data-ai-models-m3lz","mountPath":"/home/data/data/ai_models/m3l/"})"));
 
   const ResolvedUrl dir = ResolveMountUrl(MountUrl{.url = "/data/set", .is_dir = true});
   CHECK(dir.host_path == "/data/set");

@@ -73,6 +73,12 @@ TEST_CASE("the documented command line is understood", "[lc][config]") {
   CHECK(eq.db_path == "/rootfs/var/lib/nereid/lc.db");
   CHECK(eq.listen == "127.0.0.1:9100");
   CHECK(eq.max_request_bytes == 1u << 20);
+  CHECK(eq.s3_addressing == "auto");
+  CHECK(eq.s3_ca_file.empty());
+  LcConfig s3 = MustLoad({"--node=n", "--gm=g:1", "--insecure", "--s3-ca", "/etc/s3-ca.pem",
+                          "--s3-addressing", "path"});
+  CHECK(s3.s3_ca_file == "/etc/s3-ca.pem");
+  CHECK(s3.s3_addressing == "path");
 
   CHECK_FALSE(MustLoad({"--node", "n", "--gm", "g:1", "--insecure=false", "--tls-ca", "a",
                         "--tls-cert", "b", "--tls-key", "c"})
@@ -169,6 +175,8 @@ TEST_CASE("configuration errors name what is wrong", "[lc][config]") {
   CHECK_THAT(LoadError(With(base, {"--http-threads", "0"})), Catch::Contains("--http-threads"));
   CHECK_THAT(LoadError(With(base, {"--log-level", "loud"})), Catch::Contains("--log-level"));
   CHECK_THAT(LoadError(With(base, {"--node", "two words"})), Catch::Contains("spaces"));
+  CHECK_THAT(LoadError(With(base, {"--s3-addressing", "dns"})),
+             Catch::Contains("--s3-addressing"));
 
   CHECK_THAT(LoadError(With(base, {"--config", dir.Path("missing.yaml")})),
              Catch::Contains("cannot be read"));

@@ -249,6 +249,8 @@ TEST_CASE("the operator API serves status, datasets and models with JSON errors"
   CHECK(one["status"]["numberOfSamples"] == 42);
   CHECK(one["status"]["lastScanTime"] == "2023-11-14T22:13:20.000Z");
   CHECK_FALSE(one["status"].contains("errorReason"));
+  CHECK_FALSE(one["status"].contains("stale"));
+  CHECK_FALSE(one["spec"].contains("credentialName"));  // only shown when the spec names one
 
   CheckError(f.client->Get("/api/v1/datasets/default/nope"), 404, "NotFound");
   CheckError(f.client->Get("/api/v1/datasets/default"), 404, "NotFound");
