@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs exactly the Debian 12 packages Nereid's build and tests need. Idempotent: when every
 # package is present it returns at once without touching apt; otherwise it runs apt-get update
-# first, then installs only what is missing.
+# first, then installs only what is missing. --fuzz adds clang and its libFuzzer/sanitizer runtime
+# (scripts/fuzz.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -13,6 +14,9 @@ PACKAGES=(
   catch2 libbenchmark-dev
   openssl curl procps
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
