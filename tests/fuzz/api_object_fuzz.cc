@@ -70,10 +70,7 @@ const std::vector<KindEntry>& Kinds() {
 }  // namespace
 }  // namespace nereid
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  nereid::fuzz::QuietLogs();
-  return 0;
-}
+NEREID_FUZZ_QUIET_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nereid;

@@ -64,7 +64,7 @@ uint64_t ReferenceCount(int root_fd, const fs::path& root, const fs::path& dir, 
     } else if (fs::is_regular_file(status)) {
       count += Counts(format, name) ? 1 : 0;
     } else if (fs::is_symlink(status) && Counts(format, name)) {
-      count += ResolvesToFileInRoot(root_fd, fs::relative(entry.path(), root).string()) ? 1 : 0;
+      count += ResolvesToFileInRoot(root_fd, entry.path().lexically_relative(root).string()) ? 1 : 0;
     }
   }
   return count;

@@ -33,6 +33,13 @@ inline void QuietLogs() { log::SetMinLevel(log::Level::kError); }
 
 }  // namespace nereid::fuzz
 
+// The libFuzzer set-up hook of a target that needs nothing else.
+#define NEREID_FUZZ_QUIET_INITIALIZE()                  \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) { \
+    nereid::fuzz::QuietLogs();                          \
+    return 0;                                           \
+  }
+
 // Like assert(), also in release builds: a property the production code must keep.
 #define FUZZ_CHECK(cond)                                                          \
   do {                                                                            \

@@ -210,10 +210,7 @@ ReportOutcome SomeOutcome(FuzzedDataProvider& in) {
 }  // namespace
 }  // namespace nereid
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  nereid::fuzz::QuietLogs();
-  return 0;
-}
+NEREID_FUZZ_QUIET_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nereid;

@@ -100,10 +100,7 @@ void ListenAddress(std::string_view text) {
 }  // namespace
 }  // namespace nereid
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  nereid::fuzz::QuietLogs();
-  return 0;
-}
+NEREID_FUZZ_QUIET_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nereid;

@@ -46,10 +46,7 @@ Framed Frame(std::string_view body, uint32_t seed, size_t max_chunk) {
 }  // namespace
 }  // namespace nereid
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  nereid::fuzz::QuietLogs();
-  return 0;
-}
+NEREID_FUZZ_QUIET_INITIALIZE()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nereid;
