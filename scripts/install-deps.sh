@@ -6,6 +6,8 @@
 #   scripts/install-deps.sh               the build and the tests
 #   scripts/install-deps.sh --containers  also what the container images and their tests need
 #                                         (scripts/build-images.sh, ctest -L containers)
+#   scripts/install-deps.sh --fuzz        also clang and its libFuzzer/sanitizer runtime
+#                                         (scripts/fuzz.sh)
 set -euo pipefail
 
 PACKAGES=(
@@ -23,10 +25,12 @@ PACKAGES=(
 # bootstraps the from-source build's base image from apt; the container tests are Python
 # (python3-yaml reads the rendered manifests) and run in their own network namespace (iproute2).
 CONTAINER_PACKAGES=(podman buildah runc catatonit mmdebstrap python3 python3-yaml iproute2)
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 case "${1:-}" in
   --containers) PACKAGES+=("${CONTAINER_PACKAGES[@]}") ;;
+  --fuzz) PACKAGES+=("${FUZZ_PACKAGES[@]}") ;;
   "") ;;
-  *) echo "usage: $0 [--containers]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--containers|--fuzz]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -79,7 +79,8 @@ std::vector<StatusCause> CausesFromJson(const Json& list) {
   if (!list.is_array()) return causes;
   for (const Json& item : list) {
     if (!item.is_object()) continue;
-    causes.push_back({item.value("reason", ""), item.value("message", ""), item.value("field", "")});
+    // StringAt, not Json::value(): a field of another type must read as absent, not throw.
+    causes.push_back({StringAt(item, "reason"), StringAt(item, "message"), StringAt(item, "field")});
   }
   return causes;
 }
@@ -100,9 +101,9 @@ absl::Status StatusFromResponse(int http_code, std::string_view body,
   std::string message;
   std::vector<StatusCause> causes;
   Json doc = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_object() && doc.value("kind", "") == "Status") {
-    reason = doc.value("reason", "");
-    message = doc.value("message", "");
+  if (doc.is_object() && StringAt(doc, "kind") == "Status") {
+    reason = StringAt(doc, "reason");
+    message = StringAt(doc, "message");
     if (auto details = doc.find("details"); details != doc.end() && details->is_object()) {
       if (auto c = details->find("causes"); c != details->end()) causes = CausesFromJson(*c);
     }

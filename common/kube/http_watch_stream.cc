@@ -121,32 +121,40 @@ bool HttpWatchStream::OnData(const char* data, size_t length) {
   return final_status_.ok();
 }
 
-bool HttpWatchStream::Decode(const std::string& document) {
+absl::StatusOr<WatchEvent> DecodeWatchEvent(const std::string& document,
+                                            const Resource& resource) {
   Json doc = Json::parse(document, nullptr, /*allow_exceptions=*/false);
-  const std::string what = absl::StrCat("watch ", options_.resource.QualifiedName());
+  const std::string what = absl::StrCat("watch ", resource.QualifiedName());
   if (!doc.is_object()) {
-    final_status_ = absl::DataLossError(absl::StrCat(what, ": malformed event (not JSON)"));
-    return false;
+    return absl::DataLossError(absl::StrCat(what, ": malformed event (not JSON)"));
   }
   auto type_it = doc.find("type");
   auto object_it = doc.find("object");
   std::optional<WatchEvent::Type> type;
   if (type_it != doc.end() && type_it->is_string()) type = ParseWatchEventType(type_it->get<std::string>());
   if (!type || object_it == doc.end() || !object_it->is_object()) {
-    final_status_ = absl::DataLossError(
+    return absl::DataLossError(
         absl::StrCat(what, ": malformed event (missing or unknown type, or no object)"));
-    return false;
   }
   WatchEvent event;
   event.type = *type;
   event.object = std::move(*object_it);
   if (event.type != WatchEvent::Type::kError) {
-    if (!event.object.contains("apiVersion")) event.object["apiVersion"] = options_.resource.ApiVersion();
-    if (!event.object.contains("kind") && !options_.resource.kind.empty()) {
-      event.object["kind"] = options_.resource.kind;
+    if (!event.object.contains("apiVersion")) event.object["apiVersion"] = resource.ApiVersion();
+    if (!event.object.contains("kind") && !resource.kind.empty()) {
+      event.object["kind"] = resource.kind;
     }
   }
-  queue_.push_back(std::move(event));
+  return event;
+}
+
+bool HttpWatchStream::Decode(const std::string& document) {
+  absl::StatusOr<WatchEvent> event = DecodeWatchEvent(document, options_.resource);
+  if (!event.ok()) {
+    final_status_ = event.status();
+    return false;
+  }
+  queue_.push_back(std::move(*event));
   return true;
 }
 

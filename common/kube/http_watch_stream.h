@@ -23,6 +23,11 @@
 
 namespace nereid::kube {
 
+// Turns one framed watch document ({"type":...,"object":{...}}) into an event; DataLoss when it is
+// not one. Objects that lack apiVersion/kind get those of `resource` (an ERROR event's Status
+// keeps its own).
+absl::StatusOr<WatchEvent> DecodeWatchEvent(const std::string& document, const Resource& resource);
+
 class HttpWatchStream final : public WatchStream {
  public:
   struct Options {

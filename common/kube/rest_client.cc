@@ -409,7 +409,7 @@ absl::StatusOr<bool> RestClient::IsServed(const Resource& resource) {
   auto resources = discovery->find("resources");
   if (resources == discovery->end() || !resources->is_array()) return false;
   for (const Json& entry : *resources) {
-    if (entry.is_object() && entry.value("name", "") == resource.resource) return true;
+    if (entry.is_object() && StringAt(entry, "name") == resource.resource) return true;
   }
   return false;
 }

@@ -151,7 +151,7 @@ absl::StatusOr<LabelSelector> LabelSelector::FromJson(const Json& selector) {
       }
       Requirement req;
       req.key = expr["key"].get<std::string>();
-      std::string op = expr.value("operator", "");
+      std::string op = StringAt(expr, "operator");  // Json::value() would throw on a non-string
       if (op == "In") req.op = Op::kIn;
       else if (op == "NotIn") req.op = Op::kNotIn;
       else if (op == "Exists") req.op = Op::kExists;

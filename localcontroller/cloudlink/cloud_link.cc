@@ -297,24 +297,19 @@ void CloudLink::HandleChange(LinkStream& stream, const v1::Change& change) {
   v1::SyncRequest reply;
   v1::ChangeAck* ack = reply.mutable_change_ack();
   ack->set_nonce(change.nonce());
-  absl::Status applied;
   switch (change.op_case()) {
     case v1::Change::kUpsert:
       *ack->mutable_ref() = change.upsert().ref();
       ack->set_version(change.upsert().version());
-      applied = ValidateForNode(change.upsert(), options_.node_name);
-      if (applied.ok()) applied = store_->Upsert(change.upsert());
       break;
     case v1::Change::kRemove:
       *ack->mutable_ref() = change.remove().ref();
       ack->set_version(change.remove().version());
-      applied = net::ValidateRef(change.remove().ref());
-      if (applied.ok()) applied = store_->Remove(change.remove().ref());
       break;
     case v1::Change::OP_NOT_SET:
-      applied = absl::InvalidArgumentError("change without upsert or remove (newer GM?)");
       break;
   }
+  const absl::Status applied = ApplyChange(change, options_.node_name, *store_);
   const std::string what = absl::StrCat(net::RefString(ack->ref()), " version ", ack->version());
   if (!applied.ok()) {
     if (!absl::IsInvalidArgument(applied) && !absl::IsFailedPrecondition(applied)) {

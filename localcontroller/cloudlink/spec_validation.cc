@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/net/edge_protocol.h"
+#include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 
 namespace nereid::lc {
@@ -150,6 +151,20 @@ absl::Status ValidateForNode(const v1::Resource& resource, std::string_view node
     case v1::Resource::SPEC_NOT_SET: break;
   }
   return Invalid(resource, "no spec");
+}
+
+absl::Status ApplyChange(const v1::Change& change, std::string_view node,
+                         DesiredStateStore& store) {
+  switch (change.op_case()) {
+    case v1::Change::kUpsert:
+      RETURN_IF_ERROR(ValidateForNode(change.upsert(), node));
+      return store.Upsert(change.upsert());
+    case v1::Change::kRemove:
+      RETURN_IF_ERROR(net::ValidateRef(change.remove().ref()));
+      return store.Remove(change.remove().ref());
+    case v1::Change::OP_NOT_SET: break;
+  }
+  return absl::InvalidArgumentError("change without upsert or remove (newer GM?)");
 }
 
 }  // namespace nereid::lc

@@ -1,5 +1,6 @@
 #include "localcontroller/worker/message_content.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -12,6 +13,11 @@ namespace nereid::lc::worker {
 namespace {
 
 using Json = nlohmann::json;
+
+// Serializing a body again (for the outbox and the operator API) recurses once per nesting level,
+// so a 1 MiB body of brackets would overflow the HTTP thread's stack. Real reports nest a few
+// levels (Go's encoding/json, which Sedna's LC uses, stops at 10000).
+constexpr int kMaxDepth = 100;
 
 absl::Status ReadString(const Json& body, const char* key, std::string* out) {
   auto it = body.find(key);
@@ -27,8 +33,19 @@ absl::Status ReadString(const Json& body, const char* key, std::string* out) {
 }  // namespace
 
 absl::StatusOr<MessageContent> ParseMessageContent(std::string_view body) {
-  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  int depth = 0;
+  Json j = Json::parse(
+      body,
+      [&depth](int level, Json::parse_event_t, Json&) {
+        depth = std::max(depth, level);
+        return true;
+      },
+      /*allow_exceptions=*/false);
   if (j.is_discarded()) return absl::InvalidArgumentError("body is not valid JSON");
+  if (depth > kMaxDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("body is nested deeper than ", kMaxDepth, " levels"));
+  }
   if (!j.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat("body must be a JSON object, got ", j.type_name()));

@@ -25,7 +25,8 @@ struct MessageContent {
   nlohmann::json results;     // array of objects or null
 };
 
-// InvalidArgument naming the problem (not JSON, not an object, "<field> must be a string", ...).
+// InvalidArgument naming the problem (not JSON, not an object, nested deeper than 100 levels,
+// "<field> must be a string", ...).
 absl::StatusOr<MessageContent> ParseMessageContent(std::string_view body);
 
 // The ObjectRef kind for a report's ownerKind (case-insensitive: "jointinferenceservice" ->

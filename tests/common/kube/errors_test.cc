@@ -2,6 +2,8 @@
 
 #include "common/kube/errors.h"
 
+#include "absl/strings/match.h"
+
 namespace nereid::kube {
 namespace {
 
@@ -34,6 +36,20 @@ TEST_CASE("Invalid keeps the field causes") {
   REQUIRE(Causes(s).size() == 1);
   CHECK(Causes(s)[0].field == "spec.format");
   CHECK(Reason(s) == "Invalid");
+}
+
+// Found by fuzzing (tests/fuzz/watch_stream): a Status whose kind, reason, message or cause fields
+// were not strings made Json::value() throw out of StatusFromResponse, on a reader thread.
+TEST_CASE("Status fields of the wrong type read as absent, never throw") {
+  absl::Status kind = StatusFromResponse(410, R"({"kind":"Status","kind":410,"reason":"Expired"})");
+  CHECK(IsGone(kind));  // not a Status document: the HTTP code decides
+  CHECK(absl::StrContains(kind.message(), "HTTP 410"));
+  absl::Status fields = StatusFromResponse(
+      409, R"({"kind":"Status","reason":["Conflict"],"message":{},"details":{"causes":[)"
+           R"({"reason":1,"message":null,"field":true},"x"]}})");
+  CHECK(IsConflict(fields));
+  REQUIRE(Causes(fields).size() == 1);
+  CHECK(Causes(fields)[0].field.empty());
 }
 
 TEST_CASE("TooManyRequests carries Retry-After") {

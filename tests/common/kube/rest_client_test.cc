@@ -431,7 +431,7 @@ TEST_CASE("IsServed asks discovery", "[rest]") {
   f.server.server().Get("/api/v1", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, {{"kind", "APIResourceList"},
                      {"groupVersion", "v1"},
-                     {"resources", {{{"name", "pods"}}, {{"name", "pods/status"}}}}});
+                     {"resources", {{{"name", 7}}, {{"name", "pods"}}, {{"name", "pods/status"}}}}});
   });
   f.server.server().Get("/apis/forbidden.io/v1", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 403, StatusBody(403, "Forbidden", "no"));

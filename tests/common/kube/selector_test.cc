@@ -53,6 +53,9 @@ TEST_CASE("label selector from metav1.LabelSelector JSON") {
   CHECK(round_trip->ToString() == selector->ToString());
   CHECK_FALSE(LabelSelector::FromJson(Json::parse(
                   R"({"matchExpressions": [{"key": "a", "operator": "Near"}]})")).ok());
+  // A non-string operator is refused, not thrown (Json::value() threw type_error).
+  CHECK(absl::IsInvalidArgument(LabelSelector::FromJson(Json::parse(
+      R"({"matchExpressions": [{"key": "a", "operator": 5}]})")).status()));
   CHECK_FALSE(LabelSelector::FromJson(Json::parse(
                   R"({"matchExpressions": [{"key": "a", "operator": "In", "values": []}]})")).ok());
 }

@@ -8,6 +8,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "common/kube/errors.h"
+#include "common/kube/http_watch_stream.h"
 #include "common/kube/json_stream.h"
 #include "common/kube/rest_client.h"
 #include "common/time/fake_clock.h"
@@ -105,6 +106,25 @@ struct WatchFixture {
 std::string Event(const std::string& type, const std::string& name, const std::string& rv) {
   Json object = {{"metadata", {{"name", name}, {"namespace", "ns1"}, {"resourceVersion", rv}}}};
   return Json({{"type", type}, {"object", object}}).dump() + "\n";
+}
+
+TEST_CASE("watch documents decode to events or DataLoss", "[watch]") {
+  const Resource pods{.version = "v1", .resource = "pods", .kind = "Pod"};
+  absl::StatusOr<WatchEvent> added = DecodeWatchEvent(Event("ADDED", "p1", "3"), pods);
+  REQUIRE(added.ok());
+  CHECK(added->type == WatchEvent::Type::kAdded);
+  CHECK(added->object["apiVersion"] == "v1");  // filled in from the resource
+  CHECK(added->object["kind"] == "Pod");
+  absl::StatusOr<WatchEvent> error =
+      DecodeWatchEvent(R"({"type":"ERROR","object":{"kind":"Status","code":410}})", pods);
+  REQUIRE(error.ok());
+  CHECK(error->object["kind"] == "Status");
+  CHECK_FALSE(error->object.contains("apiVersion"));
+  for (const char* bad : {"{", R"({"type":"ADDED"})", R"({"type":"NEW","object":{}})",
+                          R"({"type":"ADDED","object":[]})", "[]"}) {
+    INFO(bad);
+    CHECK(absl::IsDataLoss(DecodeWatchEvent(bad, pods).status()));
+  }
 }
 
 TEST_CASE("watch sends its parameters and decodes events split across chunks", "[watch]") {

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/localcontroller/cloudlink/fakes.h"
+
 namespace nereid::lc {
 namespace {
 
@@ -93,6 +95,34 @@ TEST_CASE("structural problems are refused before any kind check", "[cloudlink][
   r.mutable_worker()->set_job_name("search");
   r.mutable_worker()->set_worker_type("tracking");
   CHECK(Error(r).empty());
+}
+
+TEST_CASE("a change is validated for the node before it reaches the store", "[cloudlink][validation]") {
+  testing::FakeStore store;
+  v1::Change change;
+  CHECK(absl::IsInvalidArgument(ApplyChange(change, "edge-a", store)));  // neither op set
+
+  v1::Resource r = Base("Dataset");
+  r.mutable_dataset()->set_url("/data/a.txt");
+  r.mutable_dataset()->set_format("txt");
+  r.mutable_dataset()->set_node_name("edge-b");
+  *change.mutable_upsert() = r;
+  CHECK(absl::IsInvalidArgument(ApplyChange(change, "edge-a", store)));
+  CHECK(store.upserts() == 0);
+  change.mutable_upsert()->mutable_dataset()->set_node_name("edge-a");
+  CHECK(ApplyChange(change, "edge-a", store).ok());
+  CHECK(store.Held() == std::vector<std::string>{"Dataset/default/x@1"});
+
+  store.FailNextUpserts(1, absl::UnavailableError("disk full"));  // a local failure passes through
+  CHECK(absl::IsUnavailable(ApplyChange(change, "edge-a", store)));
+
+  v1::Change remove;
+  *remove.mutable_remove()->mutable_ref() = r.ref();
+  remove.mutable_remove()->mutable_ref()->clear_name();
+  CHECK(absl::IsInvalidArgument(ApplyChange(remove, "edge-a", store)));
+  remove.mutable_remove()->mutable_ref()->set_name("x");
+  CHECK(ApplyChange(remove, "edge-a", store).ok());
+  CHECK(store.Held().empty());
 }
 
 }  // namespace

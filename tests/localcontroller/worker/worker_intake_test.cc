@@ -175,6 +175,24 @@ TEST_CASE("bad worker reports get Sedna's 400 and nothing is stored", "[lc][work
   CHECK(f.intake.stats().invalid == cases.size());
 }
 
+// Found by fuzzing (tests/fuzz/worker_report): 400,000 nested arrays in ownerInfo overflowed the
+// stack when the intake serialized ownerInfo again. Now anything nested deeper than 100 levels is
+// refused before that.
+TEST_CASE("deeply nested reports are refused before they are serialized", "[lc][worker]") {
+  Fixture f;
+  auto nested = [](int levels) {
+    return R"({"name":"w1","namespace":"default","ownerName":"ji",)"
+           R"("ownerKind":"jointinferenceservice","ownerInfo":{"a":)" +
+           std::string(levels, '[') + std::string(levels, ']') + "}}";
+  };
+  IntakeReply deep = f.intake.Submit("w1", nested(400'000));
+  CHECK(deep.status == 400);
+  CHECK_THAT(deep.message, Catch::Contains("nested deeper than 100 levels"));
+  CHECK(f.intake.Submit("w1", nested(101)).status == 400);
+  CHECK(f.intake.Submit("w1", nested(98)).status == 200);  // + the body and ownerInfo objects
+  CHECK(f.sink.reports().size() == 1);
+}
+
 TEST_CASE("nulls and missing optional fields are empty, as Go decodes them", "[lc][worker]") {
   Fixture f;
   Json body = {{"name", "w1"},          {"namespace", "default"}, {"ownerName", "ji"},
