@@ -18,12 +18,6 @@ using kube::Json;
 using kube::ObjectPtr;
 namespace v1 = edge::v1;
 namespace st = staged_status;
-using st::ConditionsOf;
-using st::PinnedNode;
-using st::PreviousStageData;
-using st::RecordedStageNodes;
-using st::StageNodeKey;
-using st::StatusOf;
 
 }  // namespace
 
@@ -35,11 +29,11 @@ std::map<std::string, v1::Resource> StagedJobController::EdgeResources(const Jso
                                                                        const StagedJob& job,
                                                                        const StagedRefs& refs,
                                                                        const Json& status) const {
-  std::map<std::string, std::string> recorded = RecordedStageNodes(status);
+  std::map<std::string, std::string> recorded = st::RecordedStageNodes(status);
   auto node_of = [&](std::string_view stage, const api::PodTemplate& tmpl) {
-    std::string pinned = PinnedNode(tmpl, refs.dataset_node);
+    std::string pinned = st::PinnedNode(tmpl, refs.dataset_node);
     if (!pinned.empty()) return pinned;
-    auto it = recorded.find(StageNodeKey(stage));
+    auto it = recorded.find(st::StageNodeKey(stage));
     return it == recorded.end() ? std::string() : it->second;
   };
   v1::StageNodes nodes;
@@ -47,14 +41,14 @@ std::map<std::string, v1::Resource> StagedJobController::EdgeResources(const Jso
   nodes.set_eval(node_of(stages::kEval, job.eval_template));
   nodes.set_deploy(node_of(stages::kDeploy, job.deploy_template));
 
-  const std::vector<api::Condition> conditions = ConditionsOf(status);
+  const std::vector<api::Condition> conditions = st::ConditionsOf(status);
   v1::JobStage current;
   if (!conditions.empty()) {
     const api::Condition& latest = conditions.back();
     current.set_stage(latest.stage);
     current.set_type(latest.type);
     const api::Condition* source =
-        latest.type == stages::kWaiting ? PreviousStageData(conditions, latest.stage) : &latest;
+        latest.type == stages::kWaiting ? st::PreviousStageData(conditions, latest.stage) : &latest;
     if (source != nullptr) {
       const Json data = ParseStageData(source->data);
       if (data.contains("input")) InputToProto(data["input"], current.mutable_input());
@@ -76,10 +70,10 @@ std::map<std::string, v1::Resource> StagedJobController::EdgeResources(const Jso
 void StagedJobController::RequireModels(const std::string& key, const StagedJob& job,
                                         const StagedRefs& refs, const Json& status) {
   if (context().models == nullptr) return;
-  std::map<std::string, std::string> recorded = RecordedStageNodes(status);
+  std::map<std::string, std::string> recorded = st::RecordedStageNodes(status);
   auto node_of = [&](std::string_view stage, const api::PodTemplate& tmpl) {
-    std::string pinned = PinnedNode(tmpl, refs.dataset_node);
-    return pinned.empty() ? recorded[StageNodeKey(stage)] : pinned;
+    std::string pinned = st::PinnedNode(tmpl, refs.dataset_node);
+    return pinned.empty() ? recorded[st::StageNodeKey(stage)] : pinned;
   };
   const std::string train = node_of(stages::kTrain, job.train_template);
   const std::string eval = node_of(stages::kEval, job.eval_template);
@@ -110,7 +104,7 @@ absl::Status StagedJobController::PrimeEdge() {
     std::string reason;
     std::string message;
     if (!Resolve(job, &refs, &reason, &message)) continue;
-    const Json status = StatusOf(*object);
+    const Json status = st::StatusOf(*object);
     const std::string key = kube::Key(*object);
     RequireModels(key, job, refs, status);
     RETURN_IF_ERROR(placements_.Sync(key, EdgeResources(*object, job, refs, status)));

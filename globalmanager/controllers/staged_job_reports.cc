@@ -23,14 +23,6 @@ using kube::Json;
 using kube::ObjectPtr;
 namespace v1 = edge::v1;
 namespace st = staged_status;
-using st::ConditionsOf;
-using st::EventReason;
-using st::EventTypeFor;
-using st::IntAt;
-using st::Lower;
-using st::PinnedNode;
-using st::PutConditions;
-using st::SetSummary;
 
 }  // namespace
 
@@ -68,7 +60,7 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
       [&](const Json& object, Json* status) -> absl::Status {
         ignored.clear();
         appended.reset();
-        std::vector<api::Condition> conditions = ConditionsOf(*status);
+        std::vector<api::Condition> conditions = st::ConditionsOf(*status);
         const api::Condition* latest = conditions.empty() ? nullptr : &conditions.back();
         // The job as it is now (a spec problem leaves the defaults: no hot update, no pinning).
         std::vector<kube::StatusCause> ignored_causes;
@@ -87,7 +79,7 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
           dataset_node = kube::StringAt(**ds, "spec.nodeName");
         }
         std::string deploy_node = kube::StringAt(*status, "stageNodes.deploy");
-        if (deploy_node.empty()) deploy_node = PinnedNode(job.deploy_template, dataset_node);
+        if (deploy_node.empty()) deploy_node = st::PinnedNode(job.deploy_template, dataset_node);
         const bool from_deploy_node =
             event.status() == stages::report_status::kInstalled ||
             (event.status() == stages::report_status::kFailed && latest->type == stages::kStarting);
@@ -111,16 +103,16 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
         }
         if (!api::AppendCondition(&conditions, c, now)) return absl::OkStatus();
         appended = conditions.back();
-        PutConditions(conditions, status);
-        SetSummary(conditions, status);
+        st::PutConditions(conditions, status);
+        st::SetSummary(conditions, status);
         if (event.status() == stages::report_status::kInstalled) {
-          (*status)[st::kModelUpdates] = IntAt(*status, st::kModelUpdates) + 1;
+          (*status)[st::kModelUpdates] = st::IntAt(*status, st::kModelUpdates) + 1;
         }
         return absl::OkStatus();
       },
       cached);
   if (!write.ok()) {
-    return ReportWriteFailure(Lower(kind_->kind()), key, node, report, write.status());
+    return ReportWriteFailure(st::Lower(kind_->kind()), key, node, report, write.status());
   }
   if (!ignored.empty()) {
     LOG(DEBUG) << kind_->kind() << " " << key << ": " << event.status() << " of " << event.stage()
@@ -130,8 +122,8 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
   if (write->written && appended.has_value()) {
     LOG(INFO) << kind_->kind() << " " << key << ": " << appended->type << "(" << appended->stage
               << ") reported by node " << node << ": " << appended->message;
-    RecordEvent(context(), kind_->resource(), write->object, EventTypeFor(appended->type),
-                EventReason(*appended), appended->message);
+    RecordEvent(context(), kind_->resource(), write->object, st::EventTypeFor(appended->type),
+                st::EventReason(*appended), appended->message);
   }
   return ReportOutcome::Accepted();
 }
@@ -142,7 +134,7 @@ ReportOutcome StagedJobController::HandleWorker(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   const v1::WorkerReport& worker = report.worker();
-  const std::string worker_kind = Lower(worker.worker_kind());
+  const std::string worker_kind = st::Lower(worker.worker_kind());
   std::string stage;
   if (worker_kind == "train") stage = std::string(stages::kTrain);
   if (worker_kind == "eval") stage = std::string(stages::kEval);
@@ -160,7 +152,7 @@ ReportOutcome StagedJobController::HandleWorker(std::string_view node,
       *context().client, kind_->resource(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json&, Json* status) -> absl::Status {
         attached = false;
-        std::vector<api::Condition> conditions = ConditionsOf(*status);
+        std::vector<api::Condition> conditions = st::ConditionsOf(*status);
         // The output belongs to the latest condition of its stage, if that one is the run (a
         // Waiting or Ready one is a newer round that has not started).
         for (auto it = conditions.rbegin(); it != conditions.rend(); ++it) {
@@ -179,7 +171,7 @@ ReportOutcome StagedJobController::HandleWorker(std::string_view node,
           }
           break;
         }
-        if (attached) PutConditions(conditions, status);
+        if (attached) st::PutConditions(conditions, status);
         if (attached && stage == stages::kTrain) {
           // The history is bounded; the latest trained model is needed rounds later (LL).
           std::vector<std::string> urls = ModelUrls(*models);
@@ -190,7 +182,7 @@ ReportOutcome StagedJobController::HandleWorker(std::string_view node,
       },
       cached);
   if (!write.ok()) {
-    return ReportWriteFailure(Lower(kind_->kind()), key, node, report, write.status());
+    return ReportWriteFailure(st::Lower(kind_->kind()), key, node, report, write.status());
   }
   if (attached) {
     LOG(INFO) << kind_->kind() << " " << key << ": " << models->size() << " output model(s) of the "
