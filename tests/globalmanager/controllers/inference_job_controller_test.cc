@@ -246,13 +246,13 @@ TEST_CASE("VA: a failed pod is replaced up to backoffLimit, then BackoffLimitExc
 TEST_CASE("VA: restartPolicy OnFailure restarts in place; Always is refused with a reason") {
   SECTION("OnFailure") {
     Fixture f;
-    f.env.Create(VaJobs(), VaJob("va", {}, PodSpec({{"restartPolicy", "OnFailure"}})));
+    f.env.Create(VaJobs(), VaJob("va", Json::object(), PodSpec({{"restartPolicy", "OnFailure"}})));
     REQUIRE(f.WaitPods({"va-videoanalytics-0"}, "va"));
     CHECK(f.Owned(Pods(), "va")["va-videoanalytics-0"]["spec"]["restartPolicy"] == "OnFailure");
   }
   SECTION("Always") {
     Fixture f;
-    f.env.Create(VaJobs(), VaJob("va", {}, PodSpec({{"restartPolicy", "Always"}})));
+    f.env.Create(VaJobs(), VaJob("va", Json::object(), PodSpec({{"restartPolicy", "Always"}})));
     REQUIRE(f.WaitStatus("va", [](const Json& s) { return s.contains("conditions"); }));
     Json status = f.Status("va");
     CHECK(LastCondition(status)["type"] == "SpecValid");
@@ -405,7 +405,7 @@ TEST_CASE("VA: announced to its pinned edge node; reports become bounded status.
   Fixture f(VideoAnalyticsJobKind(), true,
             {NodeObject("edge-0", {{"node-role.kubernetes.io/edge", ""}}),
              NodeObject("edge-1", {{"node-role.kubernetes.io/edge", ""}})});
-  Json job = f.env.Create(VaJobs(), VaJob("va", {}, PodSpec({{"nodeName", "edge-0"}})));
+  Json job = f.env.Create(VaJobs(), VaJob("va", Json::object(), PodSpec({{"nodeName", "edge-0"}})));
   const std::string ref = "VideoAnalyticsJob/default/va";
   REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", ref); }));
   CHECK_FALSE(f.env.edge().Holds("edge-1", ref));
