@@ -24,6 +24,8 @@ std::string_view KindForSpec(v1::Resource::SpecCase spec_case) {
     case v1::Resource::kIncrementalLearningJob: return kKindIncrementalLearningJob;
     case v1::Resource::kLifelongLearningJob: return kKindLifelongLearningJob;
     case v1::Resource::kDistributedJob: return kKindDistributedJob;
+    case v1::Resource::kVideoAnalyticsJob: return kKindVideoAnalyticsJob;
+    case v1::Resource::kReidJob: return kKindReidJob;
     case v1::Resource::kWorker: return kKindWorker;
     case v1::Resource::SPEC_NOT_SET: break;
   }

@@ -28,6 +28,8 @@ inline constexpr std::string_view kKindFederatedLearningJob = "FederatedLearning
 inline constexpr std::string_view kKindIncrementalLearningJob = "IncrementalLearningJob";
 inline constexpr std::string_view kKindLifelongLearningJob = "LifelongLearningJob";
 inline constexpr std::string_view kKindDistributedJob = "DistributedJob";
+inline constexpr std::string_view kKindVideoAnalyticsJob = "VideoAnalyticsJob";
+inline constexpr std::string_view kKindReidJob = "ReidJob";
 inline constexpr std::string_view kKindWorker = "Worker";
 
 // "Kind/namespace/name": identity of an object on the link (the uid is compared separately, so a

@@ -11,6 +11,8 @@
 #include "globalmanager/controllers/joint_inference_controller.h"
 #include "globalmanager/controllers/lifelong_learning_controller.h"
 #include "globalmanager/controllers/model_controller.h"
+#include "globalmanager/controllers/reid_job_controller.h"
+#include "globalmanager/controllers/video_analytics_controller.h"
 
 namespace nereid::gm {
 
@@ -78,6 +80,8 @@ ControllerRegistry DefaultRegistry() {
   status.Update(registry.Add("FederatedLearningJob", MakeFederatedLearningController));
   status.Update(registry.Add("IncrementalLearningJob", MakeIncrementalLearningController));
   status.Update(registry.Add("LifelongLearningJob", MakeLifelongLearningController));
+  status.Update(registry.Add("VideoAnalyticsJob", MakeVideoAnalyticsController));
+  status.Update(registry.Add("ReidJob", MakeReidJobController));
   if (!status.ok()) LOG(ERROR) << "controller registry: " << status;  // Only a duplicate name.
   return registry;
 }

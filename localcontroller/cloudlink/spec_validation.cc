@@ -148,6 +148,18 @@ absl::Status ValidateForNode(const v1::Resource& resource, std::string_view node
       }
       return absl::OkStatus();
     }
+    case v1::Resource::kVideoAnalyticsJob:
+    case v1::Resource::kReidJob: {
+      const v1::InferenceJobSpec& spec = resource.has_video_analytics_job()
+                                             ? resource.video_analytics_job()
+                                             : resource.reid_job();
+      if (!spec.node_name().empty() && spec.node_name() != node) {
+        return Invalid(resource, absl::StrCat("nodeName is ", spec.node_name(),
+                                              ", not this node (", ToAbsl(node), ")"));
+      }
+      if (spec.worker_type().empty()) return Invalid(resource, "no worker type");
+      return absl::OkStatus();
+    }
     case v1::Resource::SPEC_NOT_SET: break;
   }
   return Invalid(resource, "no spec");

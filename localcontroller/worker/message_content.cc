@@ -90,7 +90,7 @@ std::string_view OwnerKindToKind(std::string_view owner_kind) {
   for (std::string_view kind :
        {net::kKindJointInferenceService, net::kKindFederatedLearningJob,
         net::kKindIncrementalLearningJob, net::kKindLifelongLearningJob,
-        net::kKindDistributedJob}) {
+        net::kKindDistributedJob, net::kKindVideoAnalyticsJob, net::kKindReidJob}) {
     if (absl::EqualsIgnoreCase(ToAbsl(owner_kind), ToAbsl(kind))) return kind;
   }
   return "";

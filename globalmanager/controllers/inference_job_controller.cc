@@ -1,0 +1,590 @@
+#include "globalmanager/controllers/inference_job_controller.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/api/model.h"
+#include "common/api/sedna_contract.h"
+#include "common/job/owner_handler.h"
+#include "common/log/log.h"
+#include "common/status/macros.h"
+#include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/edge_dispatcher.h"
+#include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/inference_job_status.h"
+#include "globalmanager/controllers/joint_inference_status.h"
+#include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/spec_validity.h"
+#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_template.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+using kube::ObjectPtr;
+namespace v1 = edge::v1;
+
+constexpr char kModelIndex[] = "inference-job-models";
+
+std::vector<std::string> ModelRefs(const Json& object) {
+  std::string name = kube::StringAt(object, "spec.model.name");
+  if (name.empty()) return {};
+  return {kube::MakeKey(kube::Namespace(object), name)};
+}
+
+bool SameSpec(const Json& a, const Json& b) {
+  const Json* sa = kube::FindPath(a, "spec");
+  const Json* sb = kube::FindPath(b, "spec");
+  if (sa == nullptr || sb == nullptr) return sa == sb;
+  return *sa == *sb && kube::Uid(a) == kube::Uid(b);
+}
+
+// What placement reads of a Node.
+Json NodePlacementView(const Json& node) {
+  Json view = {{"labels", kube::Labels(node)}, {"deleting", kube::IsBeingDeleted(node)}};
+  if (const Json* taints = kube::FindPath(node, "spec.taints")) view["taints"] = *taints;
+  return view;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::Create(
+    const ControllerContext& context, const InferenceJobKind& kind,
+    job::JobReconcilerOptions options) {
+  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(kind.kind), " controller: client, informers and edge are required"));
+  }
+  if (kind.resource == nullptr || kind.plan == nullptr) {
+    return absl::InvalidArgumentError("InferenceJobKind needs a resource and a plan");
+  }
+  std::unique_ptr<InferenceJobController> controller(
+      new InferenceJobController(context, kind, options));
+  kube::Indexers indexers;
+  indexers[kModelIndex] = &ModelRefs;
+  RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
+  if (kind.reports_to_metrics && context.reports != nullptr) {
+    RETURN_IF_ERROR(context.reports->Register(std::string(kind.kind), controller.get()));
+  }
+  return controller;
+}
+
+InferenceJobController::InferenceJobController(const ControllerContext& context,
+                                               const InferenceJobKind& kind,
+                                               job::JobReconcilerOptions options)
+    : ReconcilingController(std::string(kind.name), context),
+      kind_(kind),
+      jobs_(Watch(*kind.resource)),
+      pods_(Read(kube::resources::Pods())),
+      services_(Read(kube::resources::Services())),
+      models_(Read(api::resources::Models())),
+      nodes_(Read(kube::resources::Nodes())),
+      children_(pods_->GetLister(), services_->GetLister()),
+      expectations_(context.clock),
+      gang_(context.client, context.clock),
+      engine_(context.client, &children_, &expectations_, &gang_, context.events, context.clock,
+              options) {
+  // Pod and Service events settle the expectations and enqueue the owning job.
+  const std::string owner_kind(kind.kind);
+  pods_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
+  services_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
+
+  // A Model a job refers to appeared, changed its spec or went away.
+  auto referrers = [this](const ObjectPtr& model) {
+    absl::StatusOr<std::vector<ObjectPtr>> jobs =
+        jobs_->GetLister().ByIndex(kModelIndex, kube::Key(*model));
+    if (!jobs.ok()) return;
+    for (const ObjectPtr& job : *jobs) Enqueue(kube::Key(*job));
+  };
+  kube::ResourceEventHandlerFuncs model_funcs;
+  model_funcs.on_add = referrers;
+  model_funcs.on_update = [referrers](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
+    if (!SameSpec(*old_obj, *new_obj)) referrers(new_obj);  // Not status writes.
+  };
+  model_funcs.on_delete = [referrers](const kube::DeletedObject& deleted) {
+    if (ObjectPtr obj = kube::LastKnownState(deleted)) referrers(obj);
+  };
+  models_->AddEventHandler(std::move(model_funcs));
+
+  // Node changes move selector-placed workers (Node heartbeats are ignored).
+  kube::ResourceEventHandlerFuncs node_funcs;
+  node_funcs.on_add = [this](const ObjectPtr&) { EnqueueAll(); };
+  node_funcs.on_update = [this](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
+    if (NodePlacementView(*old_obj) != NodePlacementView(*new_obj)) EnqueueAll();
+  };
+  node_funcs.on_delete = [this](const kube::DeletedObject&) { EnqueueAll(); };
+  nodes_->AddEventHandler(std::move(node_funcs));
+}
+
+// Workers call Reconcile on this object: stop them before the members go away.
+InferenceJobController::~InferenceJobController() { Stop(); }
+
+void InferenceJobController::EnqueueAll() {
+  for (const ObjectPtr& job : jobs_->GetLister().List()) Enqueue(kube::Key(*job));
+}
+
+std::string InferenceJobController::Requester(const std::string& key) const {
+  return absl::StrCat(ToAbsl(kind_.kind), "/", key);
+}
+
+std::set<std::string> InferenceJobController::PlacedNodes(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  std::set<std::string> nodes;
+  auto it = placed_.find(key);
+  if (it == placed_.end()) return nodes;
+  for (const auto& [node, version] : it->second.versions) nodes.insert(node);
+  return nodes;
+}
+
+absl::StatusOr<std::string> InferenceJobController::ModelUrl(const std::string& ns,
+                                                             const std::string& model) const {
+  absl::StatusOr<ObjectPtr> cached = models_->GetLister().Get(ns, model);
+  if (!cached.ok()) {
+    if (!absl::IsNotFound(cached.status())) return cached.status();
+    return absl::NotFoundError(absl::StrCat("model \"", model, "\" does not exist in namespace ",
+                                            ns, "; waiting for it"));
+  }
+  absl::StatusOr<api::Model> parsed = api::Model::FromJson(**cached);
+  if (!parsed.ok() || parsed->spec.url.empty()) {
+    return absl::NotFoundError(absl::StrCat("model \"", model,
+                                            "\" has no usable spec.url; waiting for a fix"));
+  }
+  return parsed->spec.url;
+}
+
+absl::StatusOr<InferenceJobController::Worker> InferenceJobController::BuildWorker(
+    const Json& object, const InferenceJobPlan& plan, const std::string& model_url) const {
+  const WorkerOwner owner = WorkerOwner::FromObject(kind_.kind, object);
+  WorkerParams params;
+  params.worker_type = std::string(kind_.worker_type);
+  params.env = BaseWorkerEnv(owner, kind_.worker_type, context().settings.lc_server);
+  if (!plan.model_name.empty()) {
+    params.env.push_back({std::string(api::env::kModelName), plan.model_name});
+    params.mounts.push_back({std::string(api::env::kModelUrl), {model_url}, /*read_only=*/true,
+                             /*is_dir=*/false,
+                             absl::StrCat("model \"", plan.model_name, "\" (spec.url)")});
+  }
+  if (plan.kafka) params.env.push_back({std::string(api::env::kKafkaEnabled), "true"});
+
+  // The library owns the pod's restartPolicy (its retries follow the task's policy); a template
+  // that says Never (or nothing) gets Never back on the pod, so a failure makes a new pod.
+  const std::string restart = api::TemplateRestartPolicy(plan.job.pod_template);
+  Json user_template = plan.job.pod_template;
+  if (user_template.is_object() && user_template.contains("spec") &&
+      user_template["spec"].is_object()) {
+    user_template["spec"].erase("restartPolicy");
+  }
+  ASSIGN_OR_RETURN(Json built, BuildWorkerTemplate(owner, user_template, params, "spec.template"));
+  Worker worker;
+  worker.pod_restart_never = restart != "OnFailure";
+  worker.template_hash = ContentHash(Json{built, worker.pod_restart_never});
+  worker.pod_template = std::move(built);
+  return worker;
+}
+
+absl::Status InferenceJobController::WaitForModel(const std::string& key, const ObjectPtr& object,
+                                                  const std::string& message) {
+  const Json& obj = *object;
+  InferenceJobStatusUpdate update;
+  update.generation = kube::Generation(obj);
+  update.waiting_for_model = message;
+  update.now = context().clock->Now();
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      *context().client, *kind_.resource, kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
+      [&](const Json&, Json* status) -> absl::Status {
+        ApplyInferenceJobStatus(update, status);
+        return absl::OkStatus();
+      },
+      object);
+  if (!write.ok()) return absl::IsNotFound(write.status()) ? absl::OkStatus() : write.status();
+  if (write->written) {
+    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
+    const Json* before = kube::FindPath(write->before, "conditions");
+    const bool was_waiting =
+        before != nullptr && before->is_array() && !before->empty() &&
+        kube::StringAt(before->back(), "reason") == inference_job_reasons::kModelNotFound &&
+        kube::StringAt(before->back(), "message") == message;
+    if (!was_waiting && context().events != nullptr) {
+      context().events->Record(write->object, kube::EventType::kWarning,
+                               inference_job_reasons::kModelNotFound, message);
+    }
+  }
+  LOG(DEBUG) << kind_.name << " " << key << ": " << message;
+  return absl::OkStatus();
+}
+
+void InferenceJobController::RestartStalePods(const std::string& key, const Json& object,
+                                              const std::vector<ObjectPtr>& pods,
+                                              const std::string& hash,
+                                              absl::Status* delete_error) {
+  int deleted = 0;
+  for (const ObjectPtr& pod : pods) {
+    // A terminating pod is already on its way out; the library's slot waits for it.
+    if (kube::IsBeingDeleted(*pod)) continue;
+    std::optional<std::string> built_from = kube::Annotation(*pod, kTemplateHashAnnotation);
+    if (!built_from.has_value() || *built_from == hash) continue;
+    expectations_.ExpectDeletion(key, kube::Uid(*pod));
+    kube::DeleteOptions options;
+    options.precondition_uid = kube::Uid(*pod);
+    absl::Status s = context().client->Delete(kube::resources::Pods(), kube::Namespace(*pod),
+                                              kube::Name(*pod), options);
+    if (!s.ok()) {
+      expectations_.DeletionObserved(key, kube::Uid(*pod));
+      if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
+      continue;
+    }
+    ++deleted;
+  }
+  if (deleted == 0) return;
+  const std::string message =
+      absl::StrCat("the spec changed: recreating ", deleted, " pod(s) from the new template");
+  LOG(INFO) << kind_.name << " " << key << ": " << message;
+  if (context().events != nullptr) {
+    context().events->Record(object, kube::EventType::kNormal, inference_job_reasons::kSpecChanged,
+                             message);
+  }
+}
+
+absl::Status InferenceJobController::EnsureService(const std::string& key, const Json& object,
+                                                   const std::vector<ObjectPtr>& services) {
+  const WorkerOwner owner = WorkerOwner::FromObject(kind_.kind, object);
+  const std::string name = api::ServiceName(owner.name, kind_.worker_type);
+  for (const ObjectPtr& svc : services) {
+    if (kube::Name(*svc) == name && !kube::IsBeingDeleted(*svc)) return absl::OkStatus();
+  }
+  Json service = BuildWorkerService(owner, kind_.worker_type,
+                                    {{kind_.service_port, kind_.service_port, "", "TCP"}});
+  expectations_.ExpectCreations(key, 1);
+  absl::StatusOr<Json> created =
+      context().client->Create(kube::resources::Services(), owner.ns, service);
+  if (!created.ok()) {
+    expectations_.CreationObserved(key);
+    if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
+    if (context().events != nullptr) {
+      context().events->Record(object, kube::EventType::kWarning, "FailedCreateService",
+                               absl::StrCat("Error creating service ", name, ": ",
+                                            created.status().message()));
+    }
+    return created.status();
+  }
+  if (context().events != nullptr) {
+    context().events->Record(object, kube::EventType::kNormal, "SuccessfulCreateService",
+                             absl::StrCat("Created service: ", name));
+  }
+  return absl::OkStatus();
+}
+
+bool InferenceJobController::IsEdgeNode(const std::string& node) const {
+  absl::StatusOr<ObjectPtr> cached = nodes_->GetLister().Get("", node);
+  return cached.ok() && kube::Labels(**cached).contains(std::string(kEdgeNodeRoleLabel));
+}
+
+absl::Status InferenceJobController::Place(const std::string& key, const Json& object,
+                                           const InferenceJobPlan& plan,
+                                           const Json& pod_template,
+                                           const std::vector<ObjectPtr>& pods, bool finished) {
+  std::set<std::string> nodes;
+  const Json* pod_spec = kube::FindPath(pod_template, "spec");
+  const std::string pinned = kube::StringAt(pod_template, "spec.nodeName");
+  const bool selects = pod_spec != nullptr && (SelectsNodes(*pod_spec) || !pinned.empty());
+  if (!finished && selects) {
+    absl::StatusOr<Placement> placement = PlacePodSpec(*pod_spec, nodes_->GetLister());
+    if (placement.ok()) {
+      nodes.insert(placement->nodes.begin(), placement->nodes.end());
+    } else {
+      LOG(WARNING) << kind_.name << " " << key << ": node selection: " << placement.status();
+    }
+  }
+  std::map<std::string, std::vector<std::string>> pods_on;
+  for (const ObjectPtr& pod : pods) {
+    const std::string node = kube::StringAt(*pod, "spec.nodeName");
+    if (node.empty() || kube::IsBeingDeleted(*pod)) continue;
+    if (!selects && !IsEdgeNode(node)) continue;  // A cloud pod: no LC serves it.
+    nodes.insert(node);
+    pods_on[node].push_back(kube::Name(*pod));
+  }
+  if (context().models != nullptr) {
+    std::vector<ModelNeed> needs;
+    if (!plan.model_name.empty()) {
+      for (const std::string& node : nodes) {
+        needs.push_back({kube::MakeKey(kube::Namespace(object), plan.model_name), node});
+      }
+    }
+    context().models->SetRequirements(Requester(key), needs);
+  }
+
+  absl::MutexLock lock(&mu_);
+  Placed& placed = placed_[key];
+  const v1::ObjectRef ref = EdgeRef(kind_.kind, object);
+  if (!placed.uid.empty() && placed.uid != ref.uid()) {
+    placed.versions.clear();  // Re-created under the same name: the hub tells it apart by uid.
+  }
+  placed.uid = ref.uid();
+  for (auto it = placed.versions.begin(); it != placed.versions.end();) {
+    if (nodes.count(it->first) > 0) {
+      ++it;
+      continue;
+    }
+    RETURN_IF_ERROR(context().edge->Remove(it->first, ref));
+    LOG(INFO) << kind_.name << " " << key << ": withdrawn from node " << it->first;
+    it = placed.versions.erase(it);
+  }
+  for (const std::string& node : nodes) {
+    v1::InferenceJobSpec spec;
+    spec.set_node_name(node);
+    spec.set_worker_type(std::string(kind_.worker_type));
+    std::vector<std::string>& names = pods_on[node];
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) spec.add_pods(name);
+    const std::string version =
+        absl::StrCat(EdgeVersion(object), "-", ContentHash(Json(names)).substr(0, 8));
+    auto it = placed.versions.find(node);
+    if (it != placed.versions.end() && it->second == version) continue;
+    v1::Resource resource;
+    *resource.mutable_ref() = ref;
+    resource.set_version(version);
+    if (kind_.kind == api::kinds::kVideoAnalyticsJob) {
+      *resource.mutable_video_analytics_job() = std::move(spec);
+    } else {
+      *resource.mutable_reid_job() = std::move(spec);
+    }
+    RETURN_IF_ERROR(context().edge->Upsert(node, std::move(resource)));
+    placed.versions[node] = version;
+    LOG(DEBUG) << kind_.name << " " << key << ": sent to node " << node << " (version " << version
+               << ")";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferenceJobController::Forget(const std::string& key) {
+  expectations_.Delete(key);
+  if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
+  absl::MutexLock lock(&mu_);
+  auto it = placed_.find(key);
+  if (it == placed_.end()) return absl::OkStatus();
+  std::string ns, name;
+  kube::SplitKey(key, &ns, &name);
+  v1::ObjectRef ref;
+  ref.set_kind(std::string(kind_.kind));
+  ref.set_namespace_(ns);
+  ref.set_name(name);
+  ref.set_uid(it->second.uid);
+  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
+    RETURN_IF_ERROR(context().edge->Remove(node->first, ref));
+    node = it->second.versions.erase(node);
+  }
+  placed_.erase(it);
+  LOG(INFO) << kind_.name << " " << key << ": removed from the edge";
+  return absl::OkStatus();
+}
+
+absl::Status InferenceJobController::PrimeEdge() {
+  int placed = 0;
+  for (const ObjectPtr& object : jobs_->GetLister().List()) {
+    if (kube::IsBeingDeleted(*object)) continue;
+    absl::StatusOr<InferenceJobPlan> plan = kind_.plan(*object);
+    if (!plan.ok()) continue;
+    std::string model_url;
+    if (!plan->model_name.empty()) {
+      absl::StatusOr<std::string> url = ModelUrl(kube::Namespace(*object), plan->model_name);
+      if (!url.ok()) continue;
+      model_url = *url;
+    }
+    absl::StatusOr<Worker> worker = BuildWorker(*object, *plan, model_url);
+    if (!worker.ok()) continue;
+    const job::JobIdentity id = job::JobIdentity::FromObject(*object, *kind_.resource);
+    RETURN_IF_ERROR(Place(kube::Key(*object), *object, *plan, worker->pod_template,
+                          children_.Pods(id), ReadInferenceJobLibraryStatus(*object).IsFinished()));
+    ++placed;
+  }
+  LOG(INFO) << kind_.name << " controller: " << placed << " jobs in the edge registry";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const std::string& key) {
+  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
+  if (!cached.ok()) {
+    if (!absl::IsNotFound(cached.status())) return cached.status();
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+  const ObjectPtr object = *std::move(cached);
+  const Json& obj = *object;
+  if (kube::IsBeingDeleted(obj)) {
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+
+  // 1. The spec. Nothing is created for one that cannot work; the user's edit re-reconciles.
+  absl::StatusOr<InferenceJobPlan> plan = kind_.plan(obj);
+  if (!plan.ok()) {
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), *kind_.resource, object,
+                                      kube::Causes(plan.status())));
+    return kube::ReconcileResult{};
+  }
+  // 2. The Model.
+  std::string model_url;
+  if (!plan->model_name.empty()) {
+    absl::StatusOr<std::string> url = ModelUrl(kube::Namespace(obj), plan->model_name);
+    if (!url.ok()) {
+      if (!absl::IsNotFound(url.status())) return url.status();
+      RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
+      RETURN_IF_ERROR(WaitForModel(key, object, std::string(url.status().message())));
+      return kube::ReconcileResult{};
+    }
+    model_url = *std::move(url);
+  }
+  // 3. The worker template.
+  absl::StatusOr<Worker> worker = BuildWorker(obj, *plan, model_url);
+  if (!worker.ok()) {
+    if (!absl::IsInvalidArgument(worker.status())) return worker.status();
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), *kind_.resource, object,
+                                      kube::Causes(worker.status())));
+    return kube::ReconcileResult{};
+  }
+  RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
+
+  // 4. Spec change. The expectations first, then the pod cache (as the library does).
+  const job::JobIdentity id = job::JobIdentity::FromObject(obj, *kind_.resource);
+  const job::JobStatus prior = ReadInferenceJobLibraryStatus(obj);
+  absl::Status sync_error;
+  if (!prior.IsFinished() && expectations_.Satisfied(key, kube::ResourceVersion(obj))) {
+    RestartStalePods(key, obj, children_.Pods(id), worker->template_hash, &sync_error);
+  }
+
+  // 5. The common job library.
+  job::JobRequest request;
+  request.object = &obj;
+  request.resource = kind_.resource;
+  const api::InlineJobSpec& js = plan->job;
+  request.spec.run_policy.backoff_limit = js.backoff_limit;
+  request.spec.run_policy.active_deadline_seconds = js.active_deadline_seconds;
+  if (js.ttl_seconds_after_finished.has_value()) {
+    request.spec.run_policy.ttl_seconds_after_finished = *js.ttl_seconds_after_finished;
+  }
+  request.spec.run_policy.suspend = js.suspend.value_or(false);
+  job::Task task;
+  task.name = std::string(kind_.worker_type);
+  task.type = job::TaskType::kNone;
+  task.replicas = js.Completions();
+  task.pod_template = worker->pod_template;
+  task.restart_policy = job::RestartPolicy::kOnFailure;
+  request.spec.tasks.push_back(std::move(task));
+  request.status = prior;
+  request.labels = WorkerOwner::FromObject(kind_.kind, obj).WorkerLabels(kind_.worker_type);
+  const Worker& w = *worker;
+  request.decorate_pod = [&w](const job::JobIdentity&, const job::PodPlace&, Json* pod) {
+    (*pod)["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = w.template_hash;
+    if (w.pod_restart_never) (*pod)["spec"]["restartPolicy"] = "Never";
+  };
+  ASSIGN_OR_RETURN(job::JobResult result, engine_.Reconcile(request));
+  if (result.job_deleted) {
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+  if (sync_error.ok()) sync_error = result.sync_error;
+  const job::JobStatus& status = result.status;
+  const bool finished = status.IsFinished();
+
+  // 6. Sedna's Service, while the job runs.
+  const bool suspended = status.IsConditionTrue(job::condition_types::kSuspended);
+  if (!result.skipped && !finished && !suspended) {
+    absl::Status s = EnsureService(key, obj, children_.Services(id));
+    if (sync_error.ok()) sync_error = s;
+  }
+  // 7. Edge.
+  RETURN_IF_ERROR(Place(key, obj, *plan, worker->pod_template, children_.Pods(id), finished));
+
+  // A skipped pass (the caches lag our own writes) computed nothing worth writing.
+  if (result.skipped) {
+    if (!sync_error.ok()) return sync_error;
+    return kube::ReconcileResult{.requeue_after = result.requeue_after};
+  }
+  // 8. Status.
+  InferenceJobStatusUpdate update;
+  update.job = &status;
+  update.generation = kube::Generation(obj);
+  update.now = context().clock->Now();
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      *context().client, *kind_.resource, id.ns, id.name, id.uid,
+      [&](const Json&, Json* st) -> absl::Status {
+        ApplyInferenceJobStatus(update, st);
+        return absl::OkStatus();
+      },
+      object);
+  if (!write.ok()) {
+    if (absl::IsNotFound(write.status())) return kube::ReconcileResult{};  // Gone meanwhile.
+    return write.status();
+  }
+  if (write->written) {
+    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
+    LOG(DEBUG) << kind_.name << " " << key << ": status written (phase "
+               << kube::StringAt(write->after, "phase") << ")";
+  }
+  if (!sync_error.ok()) return sync_error;
+  return kube::ReconcileResult{.requeue_after = result.requeue_after};
+}
+
+ReportOutcome InferenceJobController::HandleReport(std::string_view node,
+                                                   const v1::StatusReport& report) {
+  const v1::ObjectRef& ref = report.ref();
+  const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
+  if (ref.kind() != kind_.kind || !report.has_worker()) {
+    return ReportOutcome::Rejected(
+        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
+                                " is not a worker report of a ", ToAbsl(kind_.kind)));
+  }
+  absl::StatusOr<std::vector<api::Metric>> metrics =
+      MetricsFromOwnerInfo(report.worker().owner_info_json());
+  if (!metrics.ok()) {
+    return ReportOutcome::Rejected(
+        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
+                                report.worker().worker_name(), ": ", metrics.status().message()));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = placed_.find(key);
+    const bool gone = it == placed_.end() || (!ref.uid().empty() && it->second.uid != ref.uid());
+    if (gone || it->second.versions.count(std::string(node)) == 0) {
+      return ReportOutcome::Rejected(
+          gone ? "ObjectGone" : "NotThisNode",
+          absl::StrCat(ToAbsl(kind_.name), " ", key,
+                       gone ? " is not (or no longer) on any edge node"
+                            : absl::StrCat(" has no worker on node ", ToAbsl(node))));
+    }
+  }
+  if (metrics->empty()) return ReportOutcome::Accepted();  // No ownerInfo: nothing to show.
+  if (metrics->size() > api::kMaxInferenceJobMetrics) metrics->resize(api::kMaxInferenceJobMetrics);
+  Json metrics_json = Json::array();
+  for (api::Metric& m : *metrics) {
+    if (m.value.size() > kMaxMetricValueBytes) m.value.resize(kMaxMetricValueBytes);
+    metrics_json.push_back(m.ToJson());
+  }
+  ObjectPtr cached;
+  if (absl::StatusOr<ObjectPtr> hit = jobs_->GetLister().GetByKey(key); hit.ok()) {
+    cached = *std::move(hit);
+  }
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      *context().client, *kind_.resource, ref.namespace_(), ref.name(), ref.uid(),
+      [&](const Json&, Json* status) -> absl::Status {
+        (*status)["metrics"] = metrics_json;
+        return absl::OkStatus();
+      },
+      cached);
+  if (!write.ok()) {
+    const absl::Status& s = write.status();
+    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
+    LOG(WARNING) << kind_.name << " " << key << ": report " << report.seq() << " from node "
+                 << node << " not written: " << s;
+    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
+                                std::string(s.message()));
+  }
+  LOG(DEBUG) << kind_.name << " " << key << ": metrics from node " << node << " (report "
+             << report.seq() << ")" << (write->written ? " written" : " unchanged");
+  return ReportOutcome::Accepted();
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,162 @@
+#pragma once
+
+// InferenceJobController: Sedna's multi-edge inference jobs on the common job library, one
+// instance per kind — VideoAnalyticsJob (video_analytics_controller.h) and ReidJob
+// (reid_job_controller.h) — each kind contributing its InferenceJobKind (names, port, how its spec
+// is read). Sedna runs one pod per job and ignores its JobSpec; here the JobSpec is honoured.
+//
+// Reconcile (level-triggered from the informer caches):
+//   1. The kind's plan: the typed object (common/api) parsed and validated. Invalid (including
+//      restartPolicy Always, which could never finish) → SpecValid=False + Warning Event
+//      InvalidSpec, nothing created, no retry; pods of an earlier valid spec are left alone.
+//   2. The Model (VideoAnalyticsJob): missing → condition Waiting/ModelNotFound, phase Pending and
+//      a Warning Event ModelNotFound when this is news; nothing is created. Models are watched, so
+//      the job proceeds as soon as its Model appears. Its url becomes MODEL_URL (a host path is
+//      mounted, worker_template.h).
+//   3. The worker template (worker_template.h): Sedna's labels "<kind>.sedna.io/name|uid|
+//      worker-type", env NAMESPACE, JOB_NAME, WORKER_NAME, LC_SERVER (+ MODEL_NAME, MODEL_URL for
+//      VideoAnalyticsJob; KAFKA_ENABLED=true with kafkaSupport; a value the user sets wins).
+//   4. Spec change: every pod carries the hash of the template it was built from
+//      (nereid.io/template-hash); pods of an older template are deleted (Event SpecChanged) and
+//      the library recreates them from the new one. A finished job stays finished.
+//   5. The common job library: pods "<job>-<worker type>-<index>", `completions` of them, run at
+//      once; a failed pod is retried — a new pod for restartPolicy Never (also when the template
+//      sets none), containers restarted in place for OnFailure — up to backoffLimit (default 6),
+//      then Failed/BackoffLimitExceeded; activeDeadlineSeconds → Failed/DeadlineExceeded;
+//      ttlSecondsAfterFinished deletes the job; suspend deletes the pods and Services and resumes
+//      later; Succeeded when every pod succeeded (common/job/README.md). A pod deleted from
+//      outside is recreated. The library's headless Service "<job>" comes with it.
+//   6. Sedna's Service "<job>-<worker type>" (ClusterIP, port kind.service_port named tcp-0,
+//      selecting the worker labels) while the job runs: 4000 for VideoAnalyticsJob, and 5000 for
+//      ReidJob, which Sedna's ReID workers expect and Sedna never creates. Recreated when deleted.
+//   7. Edge: each node the template pins the worker to (nodeName; nodeSelector/required affinity
+//      over edge nodes, placement.h) while the job runs, and each edge node a pod of the job is
+//      bound to, gets an InferenceJobSpec (proto) naming the job's pods there, so its LC accepts
+//      and relays the workers' reports; other nodes are told to drop it, and all of them when the
+//      job is deleted. The Model is required on those nodes (ModelRequirements).
+//   8. Status (inference_job_status.h) through the status subresource, written only when changed,
+//      then the library's status fence.
+//
+// Upstream (ReportSink, kinds with reports_to_metrics: VideoAnalyticsJob): a worker report's
+// ownerInfo (minus startTime/updateTime) becomes status.metrics [{key, value}], the latest
+// report's, at most api::kMaxInferenceJobMetrics entries, values cut at kMaxMetricValueBytes.
+// Job gone or re-created → Rejected ObjectGone; a node the job is not announced to →
+// Rejected NotThisNode; not a worker report or no JSON object → Rejected Invalid; API trouble →
+// Retry.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/api/inference_job.h"
+#include "common/job/child_lister.h"
+#include "common/job/expectations.h"
+#include "common/job/gang.h"
+#include "common/job/job_reconciler.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/report_router.h"
+
+namespace nereid::gm {
+
+// What the controller needs from a job's spec, whatever its kind.
+struct InferenceJobPlan {
+  api::InlineJobSpec job;
+  bool kafka = false;
+  std::string model_name;  // "" for kinds without a Model.
+};
+
+// What a kind contributes.
+struct InferenceJobKind {
+  std::string_view kind;         // "VideoAnalyticsJob"
+  std::string_view name;         // Controller name (logs, metrics): "videoanalytics"
+  const kube::Resource* resource = nullptr;
+  std::string_view worker_type;  // Sedna's: "videoanalytics", "reid"
+  int32_t service_port = 0;      // Sedna's Service "<job>-<worker type>"
+  bool reports_to_metrics = false;
+  // Parses and validates an object of the kind: its plan, or InvalidArgument with the causes
+  // (kube::Causes).
+  absl::StatusOr<InferenceJobPlan> (*plan)(const kube::Json& object) = nullptr;
+};
+
+inline constexpr size_t kMaxMetricValueBytes = 1024;
+
+class InferenceJobController final : public ReconcilingController, public ReportSink {
+ public:
+  // Registers for the kind's reports when it has reports_to_metrics and context.reports is set.
+  static absl::StatusOr<std::unique_ptr<InferenceJobController>> Create(
+      const ControllerContext& context, const InferenceJobKind& kind,
+      job::JobReconcilerOptions options = {});
+  ~InferenceJobController() override;
+
+  absl::Status PrimeEdge() override;
+  ReportOutcome HandleReport(std::string_view node, const edge::v1::StatusReport& report) override;
+
+  // The nodes the job `key` is announced to (for tests and diagnostics).
+  std::set<std::string> PlacedNodes(const std::string& key) const;
+
+ private:
+  struct Placed {
+    std::string uid;
+    std::map<std::string, std::string> versions;  // node → version sent
+  };
+  // A plan turned into what the library builds pods from.
+  struct Worker {
+    kube::Json pod_template;
+    bool pod_restart_never = false;
+    std::string template_hash;
+  };
+
+  InferenceJobController(const ControllerContext& context, const InferenceJobKind& kind,
+                         job::JobReconcilerOptions options);
+
+  absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
+  // The worker template of `plan` (the Model's url already resolved into `model_url`).
+  absl::StatusOr<Worker> BuildWorker(const kube::Json& object, const InferenceJobPlan& plan,
+                                     const std::string& model_url) const;
+  // The Model's url, or a message saying why the job has to wait for it.
+  absl::StatusOr<std::string> ModelUrl(const std::string& ns, const std::string& model) const;
+  absl::Status WaitForModel(const std::string& key, const kube::ObjectPtr& object,
+                            const std::string& message);
+  // Deletes the pods built from another template (the first delete error to `delete_error`).
+  void RestartStalePods(const std::string& key, const kube::Json& object,
+                        const std::vector<kube::ObjectPtr>& pods, const std::string& hash,
+                        absl::Status* delete_error);
+  absl::Status EnsureService(const std::string& key, const kube::Json& object,
+                             const std::vector<kube::ObjectPtr>& services);
+  // Announces the job to the nodes that need it and withdraws it from the others.
+  absl::Status Place(const std::string& key, const kube::Json& object,
+                     const InferenceJobPlan& plan, const kube::Json& pod_template,
+                     const std::vector<kube::ObjectPtr>& pods, bool finished);
+  // The job is gone: withdraw it everywhere, release its Model, forget its expectations.
+  absl::Status Forget(const std::string& key);
+  bool IsEdgeNode(const std::string& node) const;
+  std::string Requester(const std::string& key) const;
+  void EnqueueAll();
+
+  const InferenceJobKind kind_;
+  // Declaration order is initialization order: the child lister reads the pod and Service
+  // informers, the job reconcile uses the lister, expectations and gang check.
+  kube::SharedInformer* jobs_ = nullptr;
+  kube::SharedInformer* pods_ = nullptr;
+  kube::SharedInformer* services_ = nullptr;
+  kube::SharedInformer* models_ = nullptr;
+  kube::SharedInformer* nodes_ = nullptr;
+  job::CacheChildLister children_;
+  job::Expectations expectations_;
+  job::GangAvailability gang_;
+  job::JobReconciler engine_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace nereid::gm
