@@ -16,6 +16,7 @@
 #include "globalmanager/controllers/status_conditions.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
+#include "tests/globalmanager/controllers/fake_model_requirements.h"
 
 namespace nereid::gm {
 namespace {
@@ -24,6 +25,7 @@ using fakes::Eventually;
 using fakes::Verb;
 using kube::Json;
 using testing::ControllerEnv;
+using testing::FakeModelRequirements;
 using testing::ModelObject;
 
 const kube::Resource& Jis() { return api::resources::JointInferenceServices(); }
@@ -32,37 +34,6 @@ const kube::Resource& Services() { return kube::resources::Services(); }
 const kube::Resource& Hpas() { return kube::resources::HorizontalPodAutoscalers(); }
 constexpr char kRef[] = "JointInferenceService/default/ji";
 constexpr char kRequester[] = "JointInferenceService/default/ji";
-
-class FakeModelRequirements final : public ModelRequirements {
- public:
-  void SetRequirements(const std::string& requester, const std::vector<ModelNeed>& needs) override {
-    absl::MutexLock lock(&mu_);
-    if (needs.empty()) {
-      needs_.erase(requester);
-    } else {
-      needs_[requester] = needs;
-    }
-  }
-  void RequireModel(const std::string& model, const std::string& node,
-                    const std::string& requester) override {
-    absl::MutexLock lock(&mu_);
-    needs_[requester].push_back({model, node});
-  }
-  void ReleaseModel(const std::string&, const std::string&, const std::string&) override {}
-  void ReleaseAll(const std::string& requester) override {
-    absl::MutexLock lock(&mu_);
-    needs_.erase(requester);
-  }
-  std::vector<ModelNeed> Needs(const std::string& requester) const {
-    absl::MutexLock lock(&mu_);
-    auto it = needs_.find(requester);
-    return it == needs_.end() ? std::vector<ModelNeed>{} : it->second;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  std::map<std::string, std::vector<ModelNeed>> needs_ ABSL_GUARDED_BY(mu_);
-};
 
 Json JiObject(const std::string& name = "ji") {
   Json ji = Json::parse(R"({
