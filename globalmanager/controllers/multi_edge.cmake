@@ -7,5 +7,6 @@ target_sources(nereid_gm_controllers PRIVATE
   multi_edge_status.cc
   multi_edge_workers.cc
   object_search_controller.cc
-  object_tracking_controller.cc)
+  object_tracking_controller.cc
+  worker_placements.cc)
 target_link_libraries(nereid_gm_controllers PUBLIC nereid_gm_worker_template nereid_gm_placement)

@@ -14,8 +14,6 @@
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
-#include "globalmanager/controllers/edge_dispatcher.h"
-#include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
@@ -25,7 +23,6 @@ namespace nereid::gm {
 namespace {
 
 using kube::Json;
-namespace v1 = edge::v1;
 namespace reasons = ji_reasons;
 
 constexpr char kModelIndex[] = "multiedge-models";
@@ -39,15 +36,6 @@ std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(
 // What a child kind is called in Events and messages.
 std::string KindOf(const kube::Resource& resource) { return resource.kind; }
 
-v1::ObjectRef WorkerRef(const Json& object, const std::string& worker_name) {
-  v1::ObjectRef ref;
-  ref.set_kind("Worker");
-  ref.set_namespace_(kube::Namespace(object));
-  ref.set_name(worker_name);
-  ref.set_uid(kube::Uid(object));
-  return ref;
-}
-
 bool PodTerminated(const Json& pod) {
   const std::string phase = kube::StringAt(pod, "status.phase");
   return phase == "Failed" || phase == "Succeeded";
@@ -58,7 +46,9 @@ bool PodTerminated(const Json& pod) {
 MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
                                                        const ControllerContext& context,
                                                        KindInfo info)
-    : ReconcilingController(std::move(name), context), info_(info) {
+    : ReconcilingController(std::move(name), context),
+      info_(info),
+      placements_(context.edge, info.kind) {
   services_ = Watch(*info_.resource);
   const std::string kind(info_.kind);
   deployments_ = WatchOwned(kube::resources::Deployments(), kind);
@@ -72,13 +62,13 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
   };
   on_node.on_add = [enqueue_all](const kube::ObjectPtr&) { enqueue_all(); };
   on_node.on_update = [enqueue_all](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    if (kube::FindPath(*before, "metadata.labels") != nullptr &&
-        kube::FindPath(*after, "metadata.labels") != nullptr &&
-        *kube::FindPath(*before, "metadata.labels") == *kube::FindPath(*after, "metadata.labels") &&
-        kube::IsBeingDeleted(*before) == kube::IsBeingDeleted(*after)) {
-      return;  // Heartbeats and status: placement reads only labels.
+    // Placement reads labels, taints and deletion only: heartbeats and status are ignored.
+    if (kube::Labels(*before) != kube::Labels(*after) ||
+        before->value("spec", Json::object()).value("taints", Json()) !=
+            after->value("spec", Json::object()).value("taints", Json()) ||
+        kube::IsBeingDeleted(*before) != kube::IsBeingDeleted(*after)) {
+      enqueue_all();
     }
-    enqueue_all();
   };
   on_node.on_delete = [enqueue_all](const kube::DeletedObject&) { enqueue_all(); };
   nodes_->AddEventHandler(std::move(on_node));
@@ -116,10 +106,6 @@ absl::Status MultiEdgeServiceController::WatchModels(
   return absl::OkStatus();
 }
 
-const kube::Lister& MultiEdgeServiceController::NodeLister() const {
-  return nodes_->GetLister();
-}
-
 kube::ObjectPtr MultiEdgeServiceController::FindModel(std::string_view ns, std::string_view name,
                                                       std::vector<std::string>* missing) const {
   if (models_ != nullptr) {
@@ -154,6 +140,12 @@ ServicePlan MultiEdgeServiceController::Invalid(const absl::Status& status,
   return Invalid(std::move(causes));
 }
 
+absl::Status MultiEdgeServiceController::Forget(const std::string& key) {
+  RETURN_IF_ERROR(placements_.Forget(key));
+  if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
+  return absl::OkStatus();
+}
+
 std::string MultiEdgeServiceController::Requester(const std::string& key) const {
   return absl::StrCat(ToAbsl(info_.kind), "/", key);
 }
@@ -176,7 +168,7 @@ absl::Status MultiEdgeServiceController::PrimeEdge() {
     if (kube::IsBeingDeleted(*object)) continue;
     ServicePlan plan = MakePlan(*object);
     if (plan.kind != ServicePlan::Kind::kReady) continue;
-    RETURN_IF_ERROR(Place(kube::Key(*object), *object, plan.children.edge_workers));
+    RETURN_IF_ERROR(placements_.Sync(kube::Key(*object), *object, plan.children.edge_workers));
     if (context().models != nullptr) {
       context().models->SetRequirements(Requester(kube::Key(*object)), plan.children.model_needs);
     }
@@ -225,7 +217,7 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
   }
   std::vector<std::string> problems;
   absl::Status synced = SyncChildren(*object, plan.children, &problems);
-  RETURN_IF_ERROR(Place(key, *object, plan.children.edge_workers));
+  RETURN_IF_ERROR(placements_.Sync(key, *object, plan.children.edge_workers));
   if (context().models != nullptr) {
     context().models->SetRequirements(Requester(key), plan.children.model_needs);
   }
@@ -560,91 +552,6 @@ absl::Status MultiEdgeServiceController::WriteState(const kube::ObjectPtr& objec
     }
   }
   return absl::OkStatus();
-}
-
-absl::Status MultiEdgeServiceController::Place(const std::string& key, const Json& object,
-                                               const std::vector<EdgeWorker>& workers) {
-  const std::string uid = kube::Uid(object);
-  const std::string version = EdgeVersion(object);
-  std::map<std::string, std::map<std::string, const EdgeWorker*>> want;  // node → name → worker
-  for (const EdgeWorker& w : workers) want[w.node][w.name] = &w;
-  absl::MutexLock lock(&mu_);
-  Placed& placed = placed_[key];
-  const bool same_object = placed.uid == uid && placed.version == version;
-  for (const auto& [node, names] : placed.workers) {
-    for (const std::string& name : names) {
-      auto n = want.find(node);
-      if (n != want.end() && n->second.count(name) > 0 && placed.uid == uid) continue;
-      v1::ObjectRef ref = WorkerRef(object, name);
-      ref.set_uid(placed.uid);
-      RETURN_IF_ERROR(context().edge->Remove(node, ref));
-    }
-  }
-  std::map<std::string, std::set<std::string>> now_placed;
-  for (const auto& [node, names] : want) {
-    for (const auto& [name, worker] : names) {
-      now_placed[node].insert(name);
-      auto held = placed.workers.find(node);
-      if (same_object && held != placed.workers.end() && held->second.count(name) > 0) continue;
-      v1::Resource resource;
-      *resource.mutable_ref() = WorkerRef(object, name);
-      resource.set_version(version);
-      v1::WorkerSpec* spec = resource.mutable_worker();
-      spec->set_job_kind(std::string(info_.kind));
-      spec->set_job_name(kube::Name(object));
-      spec->set_worker_type(worker->worker_type);
-      spec->set_node_name(node);
-      RETURN_IF_ERROR(context().edge->Upsert(node, resource));
-    }
-  }
-  placed.workers = std::move(now_placed);
-  placed.uid = uid;
-  placed.version = version;
-  if (placed.workers.empty()) placed_.erase(key);
-  return absl::OkStatus();
-}
-
-absl::Status MultiEdgeServiceController::Forget(const std::string& key) {
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    if (it != placed_.end()) {
-      std::string ns;
-      std::string name;
-      kube::SplitKey(key, &ns, &name);
-      for (const auto& [node, names] : it->second.workers) {
-        for (const std::string& worker : names) {
-          v1::ObjectRef ref;
-          ref.set_kind("Worker");
-          ref.set_namespace_(ns);
-          ref.set_name(worker);
-          ref.set_uid(it->second.uid);
-          RETURN_IF_ERROR(context().edge->Remove(node, ref));
-        }
-      }
-      placed_.erase(it);
-    }
-  }
-  if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
-  return absl::OkStatus();
-}
-
-std::vector<std::string> MultiEdgeServiceController::EdgeNodes(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return {};
-  std::vector<std::string> nodes;
-  for (const auto& [node, names] : it->second.workers) nodes.push_back(node);
-  return nodes;
-}
-
-bool MultiEdgeServiceController::OnEdgeNode(const std::string& key, std::string_view node,
-                                            std::string_view uid) const {
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return false;
-  if (!uid.empty() && it->second.uid != uid) return false;
-  return it->second.workers.count(std::string(node)) > 0;
 }
 
 }  // namespace nereid::gm

@@ -36,15 +36,14 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/multi_edge_status.h"
 #include "globalmanager/controllers/multi_edge_workers.h"
 #include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/worker_placements.h"
 #include "globalmanager/controllers/worker_template.h"
 #include "nereid/edge/v1/resources.pb.h"
 
@@ -64,9 +63,13 @@ class MultiEdgeServiceController : public ReconcilingController {
 
   absl::Status PrimeEdge() override;
   // The edge nodes the service `key` has workers announced on (sorted).
-  std::vector<std::string> EdgeNodes(const std::string& key) const;
+  std::vector<std::string> EdgeNodes(const std::string& key) const {
+    return placements_.Nodes(key);
+  }
   // Whether `node` holds a worker of the service `key` with this uid ("" = any).
-  bool OnEdgeNode(const std::string& key, std::string_view node, std::string_view uid) const;
+  bool OnEdgeNode(const std::string& key, std::string_view node, std::string_view uid) const {
+    return placements_.Holds(key, node, uid);
+  }
 
  protected:
   struct KindInfo {
@@ -80,7 +83,6 @@ class MultiEdgeServiceController : public ReconcilingController {
   virtual ServicePlan MakePlan(const kube::Json& object) const = 0;
 
   // --- helpers for MakePlan ---
-  const kube::Lister& NodeLister() const;
   // The Model `name` in `ns` from the cache, or nullptr (and `missing` gets a message).
   kube::ObjectPtr FindModel(std::string_view ns, std::string_view name,
                             std::vector<std::string>* missing) const;
@@ -99,13 +101,6 @@ class MultiEdgeServiceController : public ReconcilingController {
   kube::SharedInformer* services() const { return services_; }
 
  private:
-  struct Placed {
-    std::string uid;
-    std::string version;
-    // node → Worker resources (by name) announced there.
-    std::map<std::string, std::set<std::string>> workers;
-  };
-
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
   absl::Status SyncChildren(const kube::Json& object, const ServiceChildren& children,
                             std::vector<std::string>* problems);
@@ -122,8 +117,6 @@ class MultiEdgeServiceController : public ReconcilingController {
   bool HasChildren(const kube::Json& object) const;
   absl::Status WriteState(const kube::ObjectPtr& object, const ServiceState& state,
                           std::string_view spec_reason, std::string_view spec_message);
-  absl::Status Place(const std::string& key, const kube::Json& object,
-                     const std::vector<EdgeWorker>& workers);
   absl::Status Forget(const std::string& key);
   void Record(const kube::Json& object, kube::EventType type, std::string_view reason,
               std::string_view message) const;
@@ -138,9 +131,7 @@ class MultiEdgeServiceController : public ReconcilingController {
   kube::SharedInformer* pods_ = nullptr;
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
-
-  mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  WorkerPlacements placements_;
 };
 
 }  // namespace nereid::gm
