@@ -141,6 +141,14 @@ ServicePlan MultiEdgeServiceController::Invalid(const absl::Status& status,
 }
 
 absl::Status MultiEdgeServiceController::Forget(const std::string& key) {
+  {
+    absl::MutexLock lock(&mu_);
+    const std::string prefix = key + "/";
+    for (auto it = created_pods_.lower_bound(prefix);
+         it != created_pods_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+      it = created_pods_.erase(it);
+    }
+  }
   RETURN_IF_ERROR(placements_.Forget(key));
   if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
   return absl::OkStatus();
@@ -432,8 +440,29 @@ absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
     wanted.insert(slot);
     auto it = slots.find(slot);
     if (it == slots.end()) {
+      // Pods have generated names, so a create the cache has not shown yet would not collide
+      // with a second one: ask the API server about the pod created last for this slot.
+      const std::string pending_key = absl::StrCat(kube::Key(object), "/", slot);
+      std::string pending;
+      {
+        absl::MutexLock lock(&mu_);
+        auto p = created_pods_.find(pending_key);
+        if (p != created_pods_.end()) pending = p->second;
+      }
+      if (!pending.empty()) {
+        absl::StatusOr<Json> live = client.Get(resource, owner.ns, pending);
+        if (live.ok() && !kube::IsBeingDeleted(*live)) continue;  // Cache lag.
+        if (!live.ok() && !absl::IsNotFound(live.status())) {
+          status.Update(live.status());
+          continue;
+        }
+      }
       absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
       if (created.ok()) {
+        {
+          absl::MutexLock lock(&mu_);
+          created_pods_[pending_key] = kube::Name(*created);
+        }
         LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created pod "
                   << kube::Name(*created);
         Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,

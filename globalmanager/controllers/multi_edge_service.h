@@ -36,7 +36,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/model_requirements.h"
@@ -132,6 +134,9 @@ class MultiEdgeServiceController : public ReconcilingController {
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
   WorkerPlacements placements_;
+  mutable absl::Mutex mu_;
+  // "<namespace>/<name>/<slot>" → the pod created last for that slot (see SyncPods).
+  std::map<std::string, std::string> created_pods_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::gm
