@@ -1,8 +1,11 @@
 #pragma once
 
-// FakeModelRequirements: records what a controller asked the Model controller for, per requester.
+// FakeModelRequirements: records what a job controller asks of the Model controller, for tests
+// that assert which Models a job needs on which nodes (model_requirements.h).
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,7 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "globalmanager/controllers/model_requirements.h"
 
-namespace nereid::gm::testing {
+namespace nereid::gm {
 
 class FakeModelRequirements final : public ModelRequirements {
  public:
@@ -27,15 +30,30 @@ class FakeModelRequirements final : public ModelRequirements {
     absl::MutexLock lock(&mu_);
     needs_[requester].push_back({model, node});
   }
-  void ReleaseModel(const std::string&, const std::string&, const std::string&) override {}
+  void ReleaseModel(const std::string& model, const std::string& node,
+                    const std::string& requester) override {
+    absl::MutexLock lock(&mu_);
+    auto it = needs_.find(requester);
+    if (it == needs_.end()) return;
+    std::erase_if(it->second, [&](const ModelNeed& need) {
+      return need.model_key == model && need.node == node;
+    });
+  }
   void ReleaseAll(const std::string& requester) override {
     absl::MutexLock lock(&mu_);
     needs_.erase(requester);
   }
+
+  // What `requester` needs, as last declared (in its order).
   std::vector<ModelNeed> Needs(const std::string& requester) const {
     absl::MutexLock lock(&mu_);
     auto it = needs_.find(requester);
     return it == needs_.end() ? std::vector<ModelNeed>{} : it->second;
+  }
+  // The same, as a set.
+  std::set<ModelNeed> NeedSet(const std::string& requester) const {
+    std::vector<ModelNeed> needs = Needs(requester);
+    return {needs.begin(), needs.end()};
   }
 
  private:
@@ -43,4 +61,4 @@ class FakeModelRequirements final : public ModelRequirements {
   std::map<std::string, std::vector<ModelNeed>> needs_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace nereid::gm::testing
+}  // namespace nereid::gm

@@ -5,7 +5,6 @@
 #include "globalmanager/controllers/joint_inference_controller.h"
 
 #include <catch2/catch.hpp>
-
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,7 +24,6 @@ using fakes::Eventually;
 using fakes::Verb;
 using kube::Json;
 using testing::ControllerEnv;
-using testing::FakeModelRequirements;
 using testing::ModelObject;
 
 const kube::Resource& Jis() { return api::resources::JointInferenceServices(); }
