@@ -2,7 +2,9 @@
 # DEMO ONLY — a pretend kubelet for the quickstart. No container runs: it rewrites pod STATUS through
 # the pods' status subresource (as a kubelet would report it), so that with devapiserver, which has
 # no kubelet, jobs visibly progress: Pending → Running → (after --run-seconds) Succeeded with exit
-# code 0. It announces every change it makes. Never point it at a real cluster: it would report
+# code 0 — except pods with restartPolicy Always (service workers), which a kubelet restarts and
+# which therefore keep running. Likewise it plays the deployment controller: a Deployment's status
+# says all its replicas are available. It announces every change it makes. Never point it at a real cluster: it would report
 # pods as running that are not. It refuses to unless --i-know-this-is-fake is given.
 #
 # Usage: scripts/demo-kubelet.sh [--once] [--run-seconds N] [--interval S] [--namespace NS]
@@ -89,24 +91,48 @@ set_phase() {
   fi
 }
 
+# Deployments: every replica "available", as the deployment controller would report it.
+pass_deployments() {
+  local ns name replicas generation observed available patch now
+  kubectl get deployments "${ns_args[@]}" -o jsonpath='{range .items[*]}{.metadata.namespace}{"|"}{.metadata.name}{"|"}{.spec.replicas}{"|"}{.metadata.generation}{"|"}{.status.observedGeneration}{"|"}{.status.availableReplicas}{"\n"}{end}' 2>/dev/null |
+  while IFS='|' read -r ns name replicas generation observed available; do
+    [ -n "$name" ] || continue
+    replicas="${replicas:-1}"
+    generation="${generation:-1}"
+    [ "$observed" = "$generation" ] && [ "${available:-0}" = "$replicas" ] && continue
+    now="$(now_rfc3339)"
+    patch="{\"status\":{\"observedGeneration\":$generation,\"replicas\":$replicas,"
+    patch+="\"readyReplicas\":$replicas,\"availableReplicas\":$replicas,\"updatedReplicas\":$replicas,"
+    patch+="\"conditions\":[{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"MinimumReplicasAvailable\",\"lastTransitionTime\":\"$now\"},"
+    patch+="{\"type\":\"Progressing\",\"status\":\"True\",\"reason\":\"NewReplicaSetAvailable\",\"lastTransitionTime\":\"$now\"}]}}"
+    if kubectl patch deployment "$name" -n "$ns" --subresource=status --type=merge -p "$patch" >/dev/null 2>&1; then
+      say "FAKED deployment $ns/$name → $replicas/$replicas available"
+    else
+      say "could not patch deployment $ns/$name (deleted meanwhile?)"
+    fi
+  done
+}
+
 pass() {
-  local line ns name phase start deletion containers now_s start_s
+  pass_deployments
+  local line ns name phase start deletion restart containers now_s start_s
   now_s="$(date -u +%s)"
-  # One line per pod: namespace name phase startTime deletionTimestamp containers(comma-separated).
-  kubectl get pods "${ns_args[@]}" -o jsonpath='{range .items[*]}{.metadata.namespace}{" "}{.metadata.name}{" "}{.status.phase}{" "}{.status.startTime}{"|"}{.metadata.deletionTimestamp}{"|"}{range .spec.containers[*]}{.name}{","}{end}{"\n"}{end}' 2>/dev/null |
+  # One line per pod: namespace name phase startTime|deletionTimestamp|restartPolicy|containers.
+  kubectl get pods "${ns_args[@]}" -o jsonpath='{range .items[*]}{.metadata.namespace}{" "}{.metadata.name}{" "}{.status.phase}{" "}{.status.startTime}{"|"}{.metadata.deletionTimestamp}{"|"}{.spec.restartPolicy}{"|"}{range .spec.containers[*]}{.name}{","}{end}{"\n"}{end}' 2>/dev/null |
   while IFS= read -r line; do
     [ -n "$line" ] || continue
     ns="${line%% *}"; line="${line#* }"
     name="${line%% *}"; line="${line#* }"
     phase="${line%% *}"; line="${line#* }"
     start="${line%%|*}"; line="${line#*|}"
-    deletion="${line%%|*}"; containers="${line#*|}"
+    deletion="${line%%|*}"; line="${line#*|}"
+    restart="${line%%|*}"; containers="${line#*|}"
     [ -z "$deletion" ] || continue
     IFS=',' read -r -a names <<<"${containers%,}"
     case "$phase" in
       ""|Pending) set_phase "$ns" "$name" Running "${names[@]}" ;;
       Running)
-        if [ "$run_seconds" -gt 0 ] && [ -n "$start" ]; then
+        if [ "$run_seconds" -gt 0 ] && [ -n "$start" ] && [ "$restart" != Always ]; then
           start_s="$(date -u -d "$start" +%s 2>/dev/null || echo "$now_s")"
           if [ $((now_s - start_s)) -ge "$run_seconds" ]; then
             set_phase "$ns" "$name" Succeeded "${names[@]}"

@@ -15,7 +15,7 @@
 # show `kubectl get sedna` and each LocalController's /api/v1/status.
 #
 # Without a kubelet, worker pods stay Pending. Interactive runs (not --check) start
-# scripts/demo-kubelet.sh, which FAKES pod phases through the status subresource so jobs visibly
+# scripts/demo-kubelet.sh, which FAKES pod phases and Deployment availability through the status subresource so jobs visibly
 # progress, and says so on every change (--no-demo-kubelet turns it off).
 #
 # Options:
@@ -317,6 +317,25 @@ if [ "$check" = 1 ] && [ "$demo_kubelet" = 1 ]; then
   done
   faked="$(grep -c 'FAKED pod' "$run/logs/demo-kubelet.out" || true)"
   say "ok    no worker pod left Pending: demo-kubelet.sh faked $faked pod phase(s) (DEMO ONLY; no container ran)"
+  # The multi-edge inference services (FE, object search, object tracking) turn Running once
+  # their Deployments are available and their tracking pods run — here, as faked.
+  services_running() {
+    local r phases
+    for r in featureextractionservices objectsearchservices objecttrackingservices; do
+      phases="$(kc get "$r" -A -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' 2>/dev/null)" || return 1
+      [ -n "$phases" ] || return 1
+      grep -qv '^Running$' <<<"$phases" && return 1
+    done
+    return 0
+  }
+  faked_deadline=$(( $(date +%s) + 30 ))
+  until services_running; do
+    [ "$(date +%s)" -lt "$faked_deadline" ] || break
+    scripts/demo-kubelet.sh --once >>"$run/logs/demo-kubelet.out" 2>&1 || die "demo-kubelet.sh failed"
+    sleep 0.5
+  done
+  verdict "FeatureExtractionService, ObjectSearchService, ObjectTrackingService Running (kubectl get fe,objs,objt)" services_running
+  [ "$failures" -eq 0 ] || die "$failures check(s) failed after $(elapsed)"
 fi
 
 if [ "$check" = 1 ]; then
@@ -336,6 +355,7 @@ Nereid is running (Ctrl-C stops everything). In another terminal:
 
   export KUBECONFIG=$KUBECONFIG
   kubectl get sedna                       # every sedna.io object with its status columns
+  kubectl get fe,objs,objt                # the pedestrian-tracking services: PHASE, ACTIVE, FAILED
   kubectl get datasets -w                 # SAMPLES follow the files on the nodes
   printf 'images/new/%d.jpg 1\n' 1 2 3 4 5 6 >> $run/edge-0/rootfs/data/helmet_detection/train_data/train_data.txt
   curl ${lc_url[edge-0]}/api/v1/status      # a LocalController's own view (also /api/v1/datasets)

@@ -6,6 +6,7 @@
 #include "common/log/log.h"
 #include "globalmanager/controllers/dataset_controller.h"
 #include "globalmanager/controllers/distributed_job_wiring.h"
+#include "globalmanager/controllers/feature_extraction_controller.h"
 #include "globalmanager/controllers/federated_learning_controller.h"
 #include "globalmanager/controllers/incremental_learning_controller.h"
 #include "globalmanager/controllers/joint_inference_controller.h"
@@ -13,6 +14,8 @@
 #include "globalmanager/controllers/model_controller.h"
 #include "globalmanager/controllers/reid_job_controller.h"
 #include "globalmanager/controllers/video_analytics_controller.h"
+#include "globalmanager/controllers/object_search_controller.h"
+#include "globalmanager/controllers/object_tracking_controller.h"
 
 namespace nereid::gm {
 
@@ -82,6 +85,9 @@ ControllerRegistry DefaultRegistry() {
   status.Update(registry.Add("LifelongLearningJob", MakeLifelongLearningController));
   status.Update(registry.Add("VideoAnalyticsJob", MakeVideoAnalyticsController));
   status.Update(registry.Add("ReidJob", MakeReidJobController));
+  status.Update(registry.Add("FeatureExtractionService", MakeFeatureExtractionController));
+  status.Update(registry.Add("ObjectSearchService", MakeObjectSearchController));
+  status.Update(registry.Add("ObjectTrackingService", MakeObjectTrackingController));
   if (!status.ok()) LOG(ERROR) << "controller registry: " << status;  // Only a duplicate name.
   return registry;
 }

@@ -1,0 +1,159 @@
+#include "globalmanager/controllers/feature_extraction_controller.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/api/feature_extraction_service.h"
+#include "common/api/sedna_contract.h"
+#include "common/log/log.h"
+#include "common/status/macros.h"
+#include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/status_writer.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+namespace v1 = edge::v1;
+
+constexpr std::string_view kKind = api::kinds::kFeatureExtractionService;
+
+const kube::Resource& Services() { return api::resources::FeatureExtractionServices(); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionController::Create(
+    const ControllerContext& context) {
+  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
+    return absl::InvalidArgumentError(
+        "FeatureExtractionController: client, informers and edge are required");
+  }
+  std::unique_ptr<FeatureExtractionController> controller(
+      new FeatureExtractionController(context));
+  RETURN_IF_ERROR(controller->WatchModels([](const Json& object) {
+    std::string name = kube::StringAt(object, "spec.model.name");
+    return name.empty() ? std::vector<std::string>{} : std::vector<std::string>{name};
+  }));
+  if (context.reports != nullptr) {
+    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
+  }
+  return controller;
+}
+
+FeatureExtractionController::FeatureExtractionController(const ControllerContext& context)
+    : MultiEdgeServiceController("featureextraction", context, {kKind, &Services(), false}) {}
+
+ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
+  Json spec_only = object;
+  spec_only.erase("status");  // Only the spec decides; a malformed status is ours to rewrite.
+  absl::StatusOr<api::FeatureExtractionService> parsed =
+      api::FeatureExtractionService::FromJson(spec_only);
+  if (!parsed.ok()) return Invalid(parsed.status(), "spec");
+  const api::FeatureExtractionService& fe = *parsed;
+  std::vector<kube::StatusCause> causes = fe.Validate();
+  CheckNodeSelections({{&fe.spec.deployment.pod_template, "spec.template"}}, &causes);
+  if (!causes.empty()) return Invalid(std::move(causes));
+
+  std::vector<std::string> missing;
+  const std::string ns = kube::Namespace(object);
+  kube::ObjectPtr model = FindModel(ns, fe.spec.model.name, &missing);
+  if (model == nullptr) {
+    ServicePlan plan;
+    plan.kind = ServicePlan::Kind::kWaiting;
+    plan.message = missing.front();
+    return plan;
+  }
+
+  const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
+  WorkerBuild build;
+  build.worker_type = std::string(api::worker_types::kFeatureExtraction);
+  build.field = "spec.template";
+  build.params.env = ServiceWorkerEnv(owner, StableWorkerName(owner, "", build.worker_type),
+                                      context().settings.lc_server);
+  if (fe.spec.kafka_support.value_or(false)) {
+    build.params.env.push_back({std::string(api::env::kKafkaEnabled), "true"});
+  }
+  StorageMount model_mount;
+  model_mount.env_name = std::string(api::env::kModelUrl);
+  model_mount.urls = {kube::StringAt(*model, "spec.url")};
+  model_mount.read_only = true;
+  model_mount.what = absl::StrCat("model \"", fe.spec.model.name, "\" (spec.url)");
+  build.params.mounts.push_back(std::move(model_mount));
+
+  ServicePlan plan;
+  absl::Status added = AddDeploymentWorker(
+      owner, fe.spec.deployment.pod_template, std::move(build), fe.spec.deployment.Replicas(),
+      fe.spec.deployment.extra, api::ports::kFeatureExtraction,
+      [this](const Json& spec) { return EdgeNodesOf(spec); }, &plan.children);
+  if (!added.ok()) return Invalid(added, "spec.template");
+  const std::string model_key = kube::MakeKey(ns, fe.spec.model.name);
+  for (const EdgeWorker& w : plan.children.edge_workers) {
+    plan.children.model_needs.push_back({model_key, w.node});
+  }
+  return plan;
+}
+
+ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
+                                                        const v1::StatusReport& report) {
+  const v1::ObjectRef& ref = report.ref();
+  const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
+  if (ref.kind() != kKind || !report.has_worker()) {
+    return ReportOutcome::Rejected(
+        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
+                                " is not a worker report of a FeatureExtractionService"));
+  }
+  absl::StatusOr<std::vector<api::Metric>> metrics =
+      MetricsFromOwnerInfo(report.worker().owner_info_json());
+  if (!metrics.ok()) {
+    return ReportOutcome::Rejected(
+        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
+                                report.worker().worker_name(), ": ", metrics.status().message()));
+  }
+  if (!OnEdgeNode(key, node, ref.uid())) {
+    const bool recreated = OnEdgeNode(key, node, "");
+    if (recreated || EdgeNodes(key).empty()) {
+      return ReportOutcome::Rejected(
+          "ObjectGone", absl::StrCat("featureextractionservice ", key,
+                                     recreated ? " was re-created (uid changed)"
+                                               : " is not (or no longer) on any edge node"));
+    }
+    return ReportOutcome::Rejected("NotThisNode",
+                                   absl::StrCat("featureextractionservice ", key,
+                                                " has no worker on node ", std::string(node)));
+  }
+  if (metrics->empty()) return ReportOutcome::Accepted();
+  if (metrics->size() > kMaxServiceMetrics) metrics->resize(kMaxServiceMetrics);
+  Json metrics_json = Json::array();
+  for (const api::Metric& m : *metrics) metrics_json.push_back(m.ToJson());
+  kube::ObjectPtr cached;
+  if (absl::StatusOr<kube::ObjectPtr> hit = services()->GetLister().GetByKey(key); hit.ok()) {
+    cached = *std::move(hit);
+  }
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      *context().client, Services(), ref.namespace_(), ref.name(), ref.uid(),
+      [&](const Json&, Json* status) -> absl::Status {
+        (*status)["metrics"] = metrics_json;
+        return absl::OkStatus();
+      },
+      cached);
+  if (!write.ok()) {
+    const absl::Status& s = write.status();
+    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
+    LOG(WARNING) << "featureextractionservice " << key << ": report " << report.seq()
+                 << " from node " << node << " not written: " << s;
+    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
+                                std::string(s.message()));
+  }
+  return ReportOutcome::Accepted();
+}
+
+absl::StatusOr<std::unique_ptr<GmController>> MakeFeatureExtractionController(
+    ControllerContext& context) {
+  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Services()));
+  if (!served) return std::unique_ptr<GmController>();
+  ASSIGN_OR_RETURN(std::unique_ptr<FeatureExtractionController> controller,
+                   FeatureExtractionController::Create(context));
+  return std::unique_ptr<GmController>(std::move(controller));
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,586 @@
+#include "globalmanager/controllers/multi_edge_service.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/api/json_fields.h"
+#include "common/api/multi_edge_common.h"
+#include "common/api/sedna_contract.h"
+#include "common/api/validation.h"
+#include "common/kube/event_recorder.h"
+#include "common/log/log.h"
+#include "common/status/macros.h"
+#include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/spec_validity.h"
+#include "globalmanager/controllers/status_conditions.h"
+#include "globalmanager/controllers/status_writer.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+namespace reasons = ji_reasons;
+
+constexpr char kModelIndex[] = "multiedge-models";
+
+std::string HashOf(const Json& object) {
+  return kube::Annotation(object, kTemplateHashAnnotation).value_or("");
+}
+
+std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(items, "; "); }
+
+// What a child kind is called in Events and messages.
+std::string KindOf(const kube::Resource& resource) { return resource.kind; }
+
+bool PodTerminated(const Json& pod) {
+  const std::string phase = kube::StringAt(pod, "status.phase");
+  return phase == "Failed" || phase == "Succeeded";
+}
+
+}  // namespace
+
+MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
+                                                       const ControllerContext& context,
+                                                       KindInfo info)
+    : ReconcilingController(std::move(name), context),
+      info_(info),
+      placements_(context.edge, info.kind) {
+  services_ = Watch(*info_.resource);
+  const std::string kind(info_.kind);
+  deployments_ = WatchOwned(kube::resources::Deployments(), kind);
+  k8s_services_ = WatchOwned(kube::resources::Services(), kind);
+  if (info_.owns_pods) pods_ = WatchOwned(kube::resources::Pods(), kind);
+  nodes_ = Read(kube::resources::Nodes());
+  kube::ResourceEventHandlerFuncs on_node;
+  // A node appearing, changing labels or going away may change where pinned workers are.
+  auto enqueue_all = [this] {
+    for (const kube::ObjectPtr& s : services_->GetLister().List()) Enqueue(kube::Key(*s));
+  };
+  on_node.on_add = [enqueue_all](const kube::ObjectPtr&) { enqueue_all(); };
+  on_node.on_update = [enqueue_all](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+    // Placement reads labels, taints and deletion only: heartbeats and status are ignored.
+    if (kube::Labels(*before) != kube::Labels(*after) ||
+        before->value("spec", Json::object()).value("taints", Json()) !=
+            after->value("spec", Json::object()).value("taints", Json()) ||
+        kube::IsBeingDeleted(*before) != kube::IsBeingDeleted(*after)) {
+      enqueue_all();
+    }
+  };
+  on_node.on_delete = [enqueue_all](const kube::DeletedObject&) { enqueue_all(); };
+  nodes_->AddEventHandler(std::move(on_node));
+}
+
+MultiEdgeServiceController::~MultiEdgeServiceController() { Stop(); }
+
+absl::Status MultiEdgeServiceController::WatchModels(
+    std::function<std::vector<std::string>(const Json&)> model_names) {
+  RETURN_IF_ERROR(services_->AddIndexers({{kModelIndex, [model_names](const Json& object) {
+                                             std::vector<std::string> keys;
+                                             for (const std::string& n : model_names(object)) {
+                                               keys.push_back(
+                                                   kube::MakeKey(kube::Namespace(object), n));
+                                             }
+                                             return keys;
+                                           }}}));
+  models_ = Read(api::resources::Models());
+  auto enqueue_referrers = [this](const Json& model) {
+    absl::StatusOr<std::vector<kube::ObjectPtr>> referrers =
+        services_->GetLister().ByIndex(kModelIndex, kube::Key(model));
+    if (!referrers.ok()) return;
+    for (const kube::ObjectPtr& s : *referrers) Enqueue(kube::Key(*s));
+  };
+  kube::ResourceEventHandlerFuncs on_model;
+  on_model.on_add = [enqueue_referrers](const kube::ObjectPtr& m) { enqueue_referrers(*m); };
+  on_model.on_update = [enqueue_referrers](const kube::ObjectPtr& before,
+                                           const kube::ObjectPtr& after) {
+    if (before->value("spec", Json()) != after->value("spec", Json())) enqueue_referrers(*after);
+  };
+  on_model.on_delete = [enqueue_referrers](const kube::DeletedObject& deleted) {
+    enqueue_referrers(*kube::LastKnownState(deleted));
+  };
+  models_->AddEventHandler(std::move(on_model));
+  return absl::OkStatus();
+}
+
+kube::ObjectPtr MultiEdgeServiceController::FindModel(std::string_view ns, std::string_view name,
+                                                      std::vector<std::string>* missing) const {
+  if (models_ != nullptr) {
+    if (absl::StatusOr<kube::ObjectPtr> m = models_->GetLister().Get(ns, name); m.ok()) return *m;
+  }
+  missing->push_back(absl::StrCat("model \"", ToAbsl(name), "\" not found in namespace ",
+                                  ToAbsl(ns), "; waiting for it to be created"));
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<std::string>> MultiEdgeServiceController::EdgeNodesOf(
+    const Json& pod_spec) const {
+  ASSIGN_OR_RETURN(Placement placement, PlacePodSpec(pod_spec, nodes_->GetLister()));
+  return placement.nodes;
+}
+
+ServicePlan MultiEdgeServiceController::Invalid(std::vector<kube::StatusCause> causes) {
+  ServicePlan plan;
+  plan.kind = ServicePlan::Kind::kInvalid;
+  plan.causes = std::move(causes);
+  plan.message = api::FormatCauses(plan.causes);
+  return plan;
+}
+
+ServicePlan MultiEdgeServiceController::Invalid(const absl::Status& status,
+                                                std::string_view field) {
+  std::vector<kube::StatusCause> causes = kube::Causes(status);
+  if (causes.empty()) {
+    causes.push_back({std::string(api::cause_reasons::kInvalid), std::string(status.message()),
+                      std::string(field)});
+  }
+  return Invalid(std::move(causes));
+}
+
+absl::Status MultiEdgeServiceController::Forget(const std::string& key) {
+  {
+    absl::MutexLock lock(&mu_);
+    const std::string prefix = key + "/";
+    for (auto it = created_pods_.lower_bound(prefix);
+         it != created_pods_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+      it = created_pods_.erase(it);
+    }
+  }
+  RETURN_IF_ERROR(placements_.Forget(key));
+  if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
+  return absl::OkStatus();
+}
+
+std::string MultiEdgeServiceController::Requester(const std::string& key) const {
+  return absl::StrCat(ToAbsl(info_.kind), "/", key);
+}
+
+std::string MultiEdgeServiceController::LowerKindForLog() const {
+  return api::LowerKind(info_.kind);
+}
+
+void MultiEdgeServiceController::Record(const Json& object, kube::EventType type,
+                                        std::string_view reason, std::string_view message) const {
+  if (context().events == nullptr) return;
+  kube::ObjectReference ref = kube::ObjectReference::FromObject(object);
+  ref.api_version = std::string(api::kApiVersion);  // Cached objects may lack their TypeMeta.
+  ref.kind = std::string(info_.kind);
+  context().events->Record(ref, type, reason, message);
+}
+
+absl::Status MultiEdgeServiceController::PrimeEdge() {
+  for (const kube::ObjectPtr& object : services_->GetLister().List()) {
+    if (kube::IsBeingDeleted(*object)) continue;
+    ServicePlan plan = MakePlan(*object);
+    if (plan.kind != ServicePlan::Kind::kReady) continue;
+    RETURN_IF_ERROR(placements_.Sync(kube::Key(*object), *object, plan.children.edge_workers));
+    if (context().models != nullptr) {
+      context().models->SetRequirements(Requester(kube::Key(*object)), plan.children.model_needs);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
+    const std::string& key) {
+  absl::StatusOr<kube::ObjectPtr> got = services_->GetLister().GetByKey(key);
+  if (!got.ok()) {
+    if (!absl::IsNotFound(got.status())) return got.status();
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+  const kube::ObjectPtr& object = *got;
+  if (kube::IsBeingDeleted(*object)) {
+    RETURN_IF_ERROR(Forget(key));
+    return kube::ReconcileResult{};
+  }
+
+  ServicePlan plan = MakePlan(*object);
+  if (plan.kind != ServicePlan::Kind::kReady) {
+    // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
+    // cannot help: the user's edit (or the Model appearing) enqueues the service again.
+    const bool invalid = plan.kind == ServicePlan::Kind::kInvalid;
+    const std::string_view reason = invalid ? kInvalidSpecReason : reasons::kModelNotFound;
+    ServiceState state;
+    if (HasChildren(*object)) {
+      state = StateOf(*object, plan.children);
+    } else {
+      state.phase =
+          std::string(invalid ? api::service_phases::kFailed : api::service_phases::kPending);
+      state.reason = std::string(reason);
+      state.message = plan.message;
+    }
+    RETURN_IF_ERROR(WriteState(object, state, reason, plan.message));
+    return kube::ReconcileResult{};
+  }
+
+  if (MissingChild(*object, plan.children)) {
+    // The garbage collector's deletions of a deleted service's children can reach us before the
+    // service's own deletion: create only while the service (this uid) still exists.
+    ASSIGN_OR_RETURN(const bool exists, StillExists(*object));
+    if (!exists) return kube::ReconcileResult{};
+  }
+  std::vector<std::string> problems;
+  absl::Status synced = SyncChildren(*object, plan.children, &problems);
+  RETURN_IF_ERROR(placements_.Sync(key, *object, plan.children.edge_workers));
+  if (context().models != nullptr) {
+    context().models->SetRequirements(Requester(key), plan.children.model_needs);
+  }
+  ServiceState state = StateOf(*object, plan.children);
+  if (!problems.empty()) {
+    if (state.phase != api::service_phases::kRunning) {
+      state.phase = std::string(api::service_phases::kFailed);
+      state.reason = std::string(kInvalidSpecReason);
+      state.message = Lines(problems);
+    }
+    RETURN_IF_ERROR(WriteState(object, state, kInvalidSpecReason, Lines(problems)));
+  } else {
+    RETURN_IF_ERROR(WriteState(object, state, "", ""));
+  }
+  RETURN_IF_ERROR(synced);
+  return kube::ReconcileResult{};
+}
+
+absl::StatusOr<bool> MultiEdgeServiceController::StillExists(const Json& object) const {
+  absl::StatusOr<Json> live =
+      context().client->Get(*info_.resource, kube::Namespace(object), kube::Name(object));
+  if (!live.ok()) {
+    if (absl::IsNotFound(live.status())) return false;
+    return live.status();
+  }
+  return kube::Uid(*live) == kube::Uid(object) && !kube::IsBeingDeleted(*live);
+}
+
+std::map<std::string, std::vector<kube::ObjectPtr>> MultiEdgeServiceController::PodsBySlot(
+    const Json& object) const {
+  std::map<std::string, std::vector<kube::ObjectPtr>> slots;
+  if (pods_ == nullptr) return slots;
+  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
+  for (const kube::ObjectPtr& p : pods_->GetLister().List(
+           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+    if (!IsControlledBy(*p, owner) || kube::IsBeingDeleted(*p)) continue;
+    slots[kube::Label(*p, kWorkerSlotLabel).value_or("")].push_back(p);
+  }
+  return slots;
+}
+
+bool MultiEdgeServiceController::HasChildren(const Json& object) const {
+  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
+  for (const kube::ObjectPtr& d : deployments_->GetLister().List(
+           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+    if (IsControlledBy(*d, owner)) return true;
+  }
+  return !PodsBySlot(object).empty();
+}
+
+bool MultiEdgeServiceController::MissingChild(const Json& object,
+                                              const ServiceChildren& children) const {
+  const std::string ns = kube::Namespace(object);
+  for (const Json& d : children.deployments) {
+    if (!deployments_->GetLister().Get(ns, kube::Name(d)).ok()) return true;
+  }
+  for (const Json& s : children.services) {
+    if (!k8s_services_->GetLister().Get(ns, kube::Name(s)).ok()) return true;
+  }
+  const auto slots = PodsBySlot(object);
+  for (const Json& p : children.pods) {
+    if (slots.count(kube::Label(p, kWorkerSlotLabel).value_or("")) == 0) return true;
+  }
+  return false;
+}
+
+ServiceState MultiEdgeServiceController::StateOf(const Json& object,
+                                                 const ServiceChildren& children) const {
+  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
+  std::vector<NamedWorker> workers;
+  if (children.deployments.empty() && children.pods.empty()) {
+    // No plan (invalid spec with workers still running): judge what exists.
+    for (const kube::ObjectPtr& d : deployments_->GetLister().List(
+             owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+      if (IsControlledBy(*d, owner)) {
+        workers.push_back({absl::StrCat("Deployment ", kube::Name(*d)), AssessDeployment(d.get())});
+      }
+    }
+    for (const auto& [slot, pods] : PodsBySlot(object)) {
+      workers.push_back({absl::StrCat("pod ", kube::Name(*pods.front())),
+                         AssessPod(pods.front().get())});
+    }
+    return ComputeServiceState(workers);
+  }
+  for (size_t i = 0; i < children.deployments.size(); ++i) {
+    const std::string name = kube::Name(children.deployments[i]);
+    absl::StatusOr<kube::ObjectPtr> d = deployments_->GetLister().Get(owner.ns, name);
+    const bool ours = d.ok() && IsControlledBy(**d, owner);
+    workers.push_back({i < children.deployment_names.size() ? children.deployment_names[i]
+                                                            : absl::StrCat("Deployment ", name),
+                       AssessDeployment(ours ? d->get() : nullptr)});
+  }
+  const auto slots = PodsBySlot(object);
+  for (size_t i = 0; i < children.pods.size(); ++i) {
+    auto it = slots.find(kube::Label(children.pods[i], kWorkerSlotLabel).value_or(""));
+    workers.push_back({i < children.pod_names.size() ? children.pod_names[i] : "pod",
+                       AssessPod(it == slots.end() ? nullptr : it->second.front().get())});
+  }
+  return ComputeServiceState(workers);
+}
+
+absl::Status MultiEdgeServiceController::SyncChildren(const Json& object,
+                                                      const ServiceChildren& children,
+                                                      std::vector<std::string>* problems) {
+  absl::Status status;
+  // Services first: the workers' env names them.
+  for (const Json& s : children.services) {
+    status.Update(SyncObject(object, kube::resources::Services(), k8s_services_, s, problems));
+  }
+  for (const Json& d : children.deployments) {
+    status.Update(SyncObject(object, kube::resources::Deployments(), deployments_, d, problems));
+  }
+  status.Update(SyncPods(object, children, problems));
+  return status;
+}
+
+absl::Status MultiEdgeServiceController::SyncObject(const Json& object,
+                                                    const kube::Resource& resource,
+                                                    kube::SharedInformer* cache,
+                                                    const Json& desired,
+                                                    std::vector<std::string>* problems) {
+  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
+  const std::string name = kube::Name(desired);
+  const std::string what = absl::StrCat(KindOf(resource), " ", name);
+  kube::KubeClient& client = *context().client;
+  absl::StatusOr<kube::ObjectPtr> cached = cache->GetLister().Get(owner.ns, name);
+  if (!cached.ok()) {
+    absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
+    if (created.ok()) {
+      LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created " << what;
+      Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
+             absl::StrCat("Created ", what));
+      return absl::OkStatus();
+    }
+    if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
+    if (kube::IsInvalid(created.status())) {
+      problems->push_back(
+          absl::StrCat(what, " refused by the API server: ", created.status().message()));
+      return absl::OkStatus();
+    }
+    Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
+           absl::StrCat("Error creating ", what, ": ", created.status().message()));
+    return created.status();
+  }
+  const Json& existing = **cached;
+  if (!IsControlledBy(existing, owner)) {
+    problems->push_back(absl::StrCat(what, " exists and is not controlled by this service"));
+    Record(object, kube::EventType::kWarning, reasons::kChildConflict,
+           absl::StrCat(what, " exists and is not controlled by this service; delete or rename it"));
+    return absl::OkStatus();
+  }
+  const Json* want_replicas = kube::FindPath(desired, "spec.replicas");
+  const Json* have_replicas = kube::FindPath(existing, "spec.replicas");
+  const bool scaled = want_replicas != nullptr && have_replicas != nullptr &&
+                      *want_replicas != *have_replicas;
+  if (HashOf(existing) == HashOf(desired) && !scaled) return absl::OkStatus();
+
+  Json updated = existing;
+  if (&resource == &kube::resources::Services()) {
+    // Only what we own; clusterIP and other defaulted fields stay.
+    updated["spec"]["ports"] = desired["spec"]["ports"];
+    updated["spec"]["selector"] = desired["spec"]["selector"];
+  } else {
+    Json spec = desired["spec"];
+    spec["selector"] = existing["spec"]["selector"];  // Immutable.
+    updated["spec"] = std::move(spec);
+  }
+  for (auto& [k, v] : desired["metadata"]["labels"].items()) updated["metadata"]["labels"][k] = v;
+  updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = HashOf(desired);
+  absl::StatusOr<Json> result = client.Update(resource, updated);
+  if (result.ok()) {
+    const std::string why =
+        HashOf(existing) == HashOf(desired) ? "replicas restored to the spec's" : "spec changed";
+    LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": updated " << what << " ("
+              << why << ")";
+    Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,
+           absl::StrCat("Updated ", what, ": ", why));
+    return absl::OkStatus();
+  }
+  if (kube::IsInvalid(result.status())) {
+    problems->push_back(
+        absl::StrCat(what, " update refused by the API server: ", result.status().message()));
+    return absl::OkStatus();
+  }
+  if (absl::IsNotFound(result.status())) return absl::OkStatus();  // Its deletion event follows.
+  return result.status();  // Conflict: the cache was behind; retried.
+}
+
+absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
+                                                  const ServiceChildren& children,
+                                                  std::vector<std::string>* problems) {
+  if (pods_ == nullptr) return absl::OkStatus();
+  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
+  kube::KubeClient& client = *context().client;
+  const kube::Resource& resource = kube::resources::Pods();
+  absl::Status status;
+  auto slots = PodsBySlot(object);
+  auto remove = [&](const Json& pod, std::string_view why) {
+    absl::Status deleted = client.Delete(resource, owner.ns, kube::Name(pod));
+    if (deleted.ok()) {
+      LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": deleted pod "
+                << kube::Name(pod) << " (" << why << ")";
+      Record(object, kube::EventType::kNormal, reasons::kSuccessfulDelete,
+             absl::StrCat("Deleted pod ", kube::Name(pod), ": ", ToAbsl(why)));
+    } else if (!absl::IsNotFound(deleted)) {
+      status.Update(deleted);
+    }
+  };
+  std::set<std::string> wanted;
+  for (const Json& desired : children.pods) {
+    const std::string slot = kube::Label(desired, kWorkerSlotLabel).value_or("");
+    wanted.insert(slot);
+    auto it = slots.find(slot);
+    if (it == slots.end()) {
+      // Pods have generated names, so a create the cache has not shown yet would not collide
+      // with a second one: ask the API server about the pod created last for this slot.
+      const std::string pending_key = absl::StrCat(kube::Key(object), "/", slot);
+      std::string pending;
+      {
+        absl::MutexLock lock(&mu_);
+        auto p = created_pods_.find(pending_key);
+        if (p != created_pods_.end()) pending = p->second;
+      }
+      if (!pending.empty()) {
+        absl::StatusOr<Json> live = client.Get(resource, owner.ns, pending);
+        if (live.ok() && !kube::IsBeingDeleted(*live)) continue;  // Cache lag.
+        if (!live.ok() && !absl::IsNotFound(live.status())) {
+          status.Update(live.status());
+          continue;
+        }
+      }
+      absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
+      if (created.ok()) {
+        {
+          absl::MutexLock lock(&mu_);
+          created_pods_[pending_key] = kube::Name(*created);
+        }
+        LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created pod "
+                  << kube::Name(*created);
+        Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
+               absl::StrCat("Created pod ", kube::Name(*created)));
+      } else if (kube::IsInvalid(created.status())) {
+        problems->push_back(absl::StrCat("pod ", kube::StringAt(desired, "metadata.generateName"),
+                                         " refused by the API server: ",
+                                         created.status().message()));
+      } else {
+        Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
+               absl::StrCat("Error creating pod ", kube::StringAt(desired, "metadata.generateName"),
+                            ": ", created.status().message()));
+        status.Update(created.status());
+      }
+      continue;
+    }
+    // One pod per slot: extra ones (a create that raced the cache), pods from another spec, and
+    // pods that ended are replaced (a Pod cannot be updated in place).
+    for (size_t i = 0; i < it->second.size(); ++i) {
+      const Json& pod = *it->second[i];
+      if (i > 0) {
+        remove(pod, "more than one pod for its worker");
+      } else if (HashOf(pod) != HashOf(desired)) {
+        remove(pod, "the spec changed");
+      } else if (PodTerminated(pod)) {
+        remove(pod, absl::StrCat("it ended (", kube::StringAt(pod, "status.phase"),
+                                 "); a new one replaces it"));
+      }
+    }
+  }
+  for (const auto& [slot, pods] : slots) {
+    if (wanted.count(slot) > 0) continue;
+    for (const kube::ObjectPtr& p : pods) remove(*p, "its worker is no longer in the spec");
+  }
+  return status;
+}
+
+absl::Status MultiEdgeServiceController::WriteState(const kube::ObjectPtr& object,
+                                                    const ServiceState& state,
+                                                    std::string_view spec_reason,
+                                                    std::string_view spec_message) {
+  const Json& obj = *object;
+  const absl::Time now = context().clock->Now();
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      *context().client, *info_.resource, kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
+      [&](const Json& current, Json* status) -> absl::Status {
+        (*status)["phase"] = state.phase;
+        (*status)["active"] = state.active;
+        (*status)["failed"] = state.failed;
+        (*status)["observedGeneration"] = kube::Generation(current);
+        if (!status->contains("startTime") || !(*status)["startTime"].is_string()) {
+          (*status)["startTime"] = kube::FormatTimestamp(now);
+        }
+        api::FieldReader reader;
+        std::vector<api::Condition> conditions = api::ReadConditions(*status, "status", &reader);
+        if (!reader.ok()) conditions.clear();  // Malformed: ours to rewrite.
+        // SpecValid (one entry, first) apart from the phase history (newest last: Sedna's
+        // readers look at the last condition); together at most kMaxConditions (the CRD's
+        // maxItems).
+        Json spec_valid = Json::object();
+        std::vector<api::Condition> phases;
+        for (api::Condition& c : conditions) {
+          if (c.type == kSpecValidCondition) {
+            spec_valid["conditions"] = Json::array({c.ToJson()});
+          } else {
+            phases.push_back(std::move(c));
+          }
+        }
+        if (!spec_reason.empty()) {
+          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kFalse,
+                             spec_reason, spec_message, now);
+        } else if (ConditionIs(spec_valid, kSpecValidCondition, condition_status::kFalse)) {
+          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kTrue,
+                             kValidReason, "", now);
+        }
+        Json list = spec_valid.value("conditions", Json::array());
+        const size_t max_phases = api::kMaxConditions - list.size();
+        api::Condition condition;
+        condition.type = state.phase;
+        condition.reason = state.reason;
+        condition.message = state.message;
+        api::AppendCondition(&phases, std::move(condition), now, max_phases);
+        for (const api::Condition& c : phases) list.push_back(c.ToJson());
+        (*status)["conditions"] = std::move(list);
+        return absl::OkStatus();
+      },
+      object);
+  if (!write.ok()) {
+    if (absl::IsNotFound(write.status())) return absl::OkStatus();  // Gone meanwhile.
+    return write.status();
+  }
+  if (!write->written) return absl::OkStatus();
+
+  const Json& before = write->before;
+  const std::string key = kube::Key(obj);
+  if (!spec_reason.empty()) {
+    std::optional<api::Condition> was = FindStatusCondition(before, kSpecValidCondition);
+    if (!was.has_value() || was->status != condition_status::kFalse ||
+        was->message != spec_message) {
+      LOG(WARNING) << LowerKindForLog() << " " << key << ": " << spec_reason << ": "
+                   << spec_message;
+      Record(write->object, kube::EventType::kWarning, spec_reason, spec_message);
+    }
+  }
+  const std::string old_phase = before.value("phase", std::string());
+  if (old_phase != state.phase) {
+    LOG(INFO) << LowerKindForLog() << " " << key << ": " << (old_phase.empty() ? "-" : old_phase)
+              << " -> " << state.phase << " (" << state.reason << ": " << state.message << ")";
+    if (state.phase == api::service_phases::kRunning) {
+      Record(write->object, kube::EventType::kNormal,
+             old_phase == api::service_phases::kFailed ? reasons::kRecovered : reasons::kRunning,
+             state.message);
+    } else if (state.phase == api::service_phases::kFailed &&
+               state.reason == reasons::kWorkerFailed) {
+      Record(write->object, kube::EventType::kWarning, reasons::kWorkerFailed, state.message);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace nereid::gm

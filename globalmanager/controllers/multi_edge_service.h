@@ -1,0 +1,142 @@
+#pragma once
+
+// MultiEdgeServiceController: the machinery the multi-edge inference service kinds share
+// (FeatureExtractionService, ObjectSearchService, ObjectTrackingService — one controller per kind
+// derives from it and only says which children its spec asks for, in MakePlan).
+//
+// Reconcile (level-based, from the informer caches):
+//   - the plan: the kind's children, or why there are none. An invalid spec → SpecValid=False
+//     reason InvalidSpec with the causes, a Warning Event (once per distinct message), nothing
+//     created or changed, no retry. A missing Model → SpecValid=False reason ModelNotFound, phase
+//     Pending, a Warning Event; the service is reconciled again when the Model appears.
+//   - children kept in sync with the spec (Sedna creates them once and never again): a missing
+//     Deployment/Service/pod is created — after a live GET confirms the service still exists, so
+//     the garbage collector deleting children of a deleted service does not make us recreate
+//     them; a Deployment or Service whose content hash (kTemplateHashAnnotation) differs from the
+//     plan's is updated (a Deployment's replicas too when someone scaled it); a pod whose hash
+//     differs, or that Failed or exited, is deleted and created anew; pods of slots the spec no
+//     longer has are deleted. Every child carries the service's controller ownerReference. A
+//     child with our name that the service does not control is left alone (ChildConflict).
+//   - edge: every worker whose template pins it (nodeName, or nodeSelector/required affinity
+//     matching edge nodes) is announced to those nodes' LocalControllers as a Worker resource
+//     {job kind, job name, worker type, node}, and removed when no longer there.
+//   - Models the plan names on edge nodes are required there (ModelRequirements).
+//   - status (multi_edge_status.h): phase, active, failed, startTime, observedGeneration,
+//     Sedna's condition history (a new entry only when the phase changes, at most 10 with
+//     SpecValid). Events: Running, Recovered, WorkerFailed, SuccessfulCreate/Update/Delete,
+//     FailedCreate.
+//   - deleted: removed from every edge node, Model needs released; the API server's garbage
+//     collector deletes the children.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/kube/errors.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/multi_edge_status.h"
+#include "globalmanager/controllers/multi_edge_workers.h"
+#include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/worker_placements.h"
+#include "globalmanager/controllers/worker_template.h"
+#include "nereid/edge/v1/resources.pb.h"
+
+namespace nereid::gm {
+
+struct ServicePlan {
+  enum class Kind { kReady, kInvalid, kWaiting };
+  Kind kind = Kind::kReady;
+  std::vector<kube::StatusCause> causes;  // kInvalid
+  std::string message;                    // kInvalid / kWaiting
+  ServiceChildren children;
+};
+
+class MultiEdgeServiceController : public ReconcilingController {
+ public:
+  ~MultiEdgeServiceController() override;
+
+  absl::Status PrimeEdge() override;
+  // The edge nodes the service `key` has workers announced on (sorted).
+  std::vector<std::string> EdgeNodes(const std::string& key) const {
+    return placements_.Nodes(key);
+  }
+  // Whether `node` holds a worker of the service `key` with this uid ("" = any).
+  bool OnEdgeNode(const std::string& key, std::string_view node, std::string_view uid) const {
+    return placements_.Holds(key, node, uid);
+  }
+
+ protected:
+  struct KindInfo {
+    std::string_view kind;              // "FeatureExtractionService"
+    const kube::Resource* resource;     // its sedna.io resource
+    bool owns_pods = false;             // watches Pods it owns directly
+  };
+  MultiEdgeServiceController(std::string name, const ControllerContext& context, KindInfo info);
+
+  // What the spec asks for. Runs on a reconcile worker and in PrimeEdge; reads the caches.
+  virtual ServicePlan MakePlan(const kube::Json& object) const = 0;
+
+  // --- helpers for MakePlan ---
+  // The Model `name` in `ns` from the cache, or nullptr (and `missing` gets a message).
+  kube::ObjectPtr FindModel(std::string_view ns, std::string_view name,
+                            std::vector<std::string>* missing) const;
+  // The edge nodes a template's spec pins its pods to (placement.h); InvalidArgument for a
+  // malformed node selection.
+  absl::StatusOr<std::vector<std::string>> EdgeNodesOf(const kube::Json& pod_spec) const;
+  // An invalid plan from causes or a status carrying them.
+  static ServicePlan Invalid(std::vector<kube::StatusCause> causes);
+  static ServicePlan Invalid(const absl::Status& status, std::string_view field);
+
+  // Makes the Models' index (ModelNames maps a service to the Model names it references) and
+  // reconciles a service again when a Model it names appears, changes or goes.
+  absl::Status WatchModels(std::function<std::vector<std::string>(const kube::Json&)> model_names);
+
+  const KindInfo& info() const { return info_; }
+  kube::SharedInformer* services() const { return services_; }
+
+ private:
+  absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
+  absl::Status SyncChildren(const kube::Json& object, const ServiceChildren& children,
+                            std::vector<std::string>* problems);
+  absl::Status SyncObject(const kube::Json& object, const kube::Resource& resource,
+                          kube::SharedInformer* cache, const kube::Json& desired,
+                          std::vector<std::string>* problems);
+  absl::Status SyncPods(const kube::Json& object, const ServiceChildren& children,
+                        std::vector<std::string>* problems);
+  bool MissingChild(const kube::Json& object, const ServiceChildren& children) const;
+  absl::StatusOr<bool> StillExists(const kube::Json& object) const;
+  // The live pods of each slot this service controls.
+  std::map<std::string, std::vector<kube::ObjectPtr>> PodsBySlot(const kube::Json& object) const;
+  ServiceState StateOf(const kube::Json& object, const ServiceChildren& children) const;
+  bool HasChildren(const kube::Json& object) const;
+  absl::Status WriteState(const kube::ObjectPtr& object, const ServiceState& state,
+                          std::string_view spec_reason, std::string_view spec_message);
+  absl::Status Forget(const std::string& key);
+  void Record(const kube::Json& object, kube::EventType type, std::string_view reason,
+              std::string_view message) const;
+  std::string Requester(const std::string& key) const;
+  // "featureextractionservice" for log lines.
+  std::string LowerKindForLog() const;
+
+  const KindInfo info_;
+  kube::SharedInformer* services_ = nullptr;
+  kube::SharedInformer* deployments_ = nullptr;
+  kube::SharedInformer* k8s_services_ = nullptr;
+  kube::SharedInformer* pods_ = nullptr;
+  kube::SharedInformer* models_ = nullptr;
+  kube::SharedInformer* nodes_ = nullptr;
+  WorkerPlacements placements_;
+  mutable absl::Mutex mu_;
+  // "<namespace>/<name>/<slot>" → the pod created last for that slot (see SyncPods).
+  std::map<std::string, std::string> created_pods_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace nereid::gm

@@ -1,0 +1,262 @@
+// FeatureExtractionController on the fake API: Sedna's children (names, labels, ports, env),
+// replicas defaulting to 1, truthful status (no Failed on the second sync, recovery), spec
+// changes, self-healing, a missing Model, an invalid spec, edge placement and worker reports.
+
+#include "globalmanager/controllers/feature_extraction_controller.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/api/sedna_contract.h"
+#include "globalmanager/controllers/worker_template.h"
+#include "tests/globalmanager/controllers/multi_edge_fixture.h"
+
+namespace nereid::gm {
+namespace {
+
+using kube::Json;
+using testing::EnvOf;
+using testing::ModelObject;
+
+const kube::Resource& Fes() { return api::resources::FeatureExtractionServices(); }
+const kube::Resource& Deployments() { return kube::resources::Deployments(); }
+const kube::Resource& Services() { return kube::resources::Services(); }
+constexpr char kWorkerRef[] = "Worker/default/fe-deployment-fe";
+constexpr char kRequester[] = "FeatureExtractionService/default/fe";
+
+using Fixture = testing::ServiceFixture<FeatureExtractionController>;
+
+
+// Sedna's pedestrian-tracking manifest, pinned to edge-0, without `replicas`.
+Json FeObject() {
+  return Json::parse(R"({
+    "apiVersion": "sedna.io/v1alpha1", "kind": "FeatureExtractionService",
+    "metadata": {"name": "fe", "namespace": "default"},
+    "spec": {
+      "kafkaSupport": true,
+      "model": {"name": "m3l"},
+      "selector": {"matchLabels": {"app": "fe"}},
+      "strategy": {"type": "Recreate"},
+      "template": {"metadata": {"labels": {"app": "fe"}},
+                   "spec": {"nodeName": "edge-0",
+                            "containers": [{"name": "fe", "image": "fe:1",
+                                            "env": [{"name": "input_shape",
+                                                     "value": "256,128"}]}]}}
+    }
+  })");
+}
+
+bool Children(Fixture& f) {
+  return f.Exists(Deployments(), "fe-deployment-fe") && f.Exists(Services(), "fe-fe");
+}
+
+TEST_CASE("FE: Sedna's Deployment and Service, labels, env, owner; replicas default to 1") {
+  Fixture f(Fes(), {}, {ModelObject("m3l", "/models/m3l/m.pth")});
+  Json fe = f.env.Create(Fes(), FeObject());
+  const std::string uid = kube::Uid(fe);
+  REQUIRE(f.Converges([&] { return Children(f); }));
+
+  Json d = f.Get(Deployments(), "fe-deployment-fe");
+  Json svc = f.Get(Services(), "fe-fe");
+  for (const Json* child : {&d, &svc}) {
+    auto owner = kube::ControllerOf(*child);
+    REQUIRE(owner.has_value());
+    CHECK(owner->uid == uid);
+    CHECK(owner->kind == "FeatureExtractionService");
+    CHECK(owner->block_owner_deletion);
+    CHECK(kube::Label(*child, "featureextractionservice.sedna.io/name") == "fe");
+    CHECK(kube::Label(*child, "featureextractionservice.sedna.io/uid") == uid);
+    CHECK(kube::Label(*child, "featureextractionservice.sedna.io/worker-type") == "fe");
+  }
+  CHECK(d["spec"]["replicas"] == 1);  // Absent in the spec: Sedna's GM panics here.
+  CHECK(d["spec"]["strategy"]["type"] == "Recreate");  // Sedna drops it.
+  CHECK(d["spec"]["selector"]["matchLabels"]["app.sedna.io"] == "fe-fe-svc");
+  CHECK(d["spec"]["template"]["metadata"]["labels"]["app"] == "fe");
+  CHECK(d["spec"]["template"]["spec"]["nodeName"] == "edge-0");
+  auto env = EnvOf(d);
+  CHECK(env.at("NAMESPACE") == "default");
+  CHECK(env.at("SERVICE_NAME") == "fe");
+  CHECK(env.at("WORKER_NAME").size() == 5);
+  CHECK(env.at("LC_SERVER") == "http://localhost:9100");
+  CHECK(env.at("KAFKA_ENABLED") == "true");
+  CHECK(env.at("MODEL_URL") == "/home/data/models/m3l/m.pth");
+  CHECK(env.at("DATA_PATH_PREFIX") == "/home/data");
+  CHECK(env.at("input_shape") == "256,128");
+  CHECK(svc["spec"]["ports"][0] == Json({{"name", "tcp-0"}, {"port", 6000},
+                                         {"targetPort", 6000}, {"protocol", "TCP"}}));
+  CHECK(svc["spec"]["selector"]["featureextractionservice.sedna.io/worker-type"] == "fe");
+
+  // Edge placement: the worker is announced to edge-0, the model required there.
+  REQUIRE(f.Converges([&] { return f.env.edge().Holds("edge-0", kWorkerRef); }));
+  edge::v1::Resource r = *f.env.edge().Get("edge-0", kWorkerRef);
+  CHECK(r.ref().uid() == uid);
+  CHECK(r.worker().job_kind() == "FeatureExtractionService");
+  CHECK(r.worker().job_name() == "fe");
+  CHECK(r.worker().worker_type() == "fe");
+  CHECK(r.worker().node_name() == "edge-0");
+  CHECK(f.controller->EdgeNodes("default/fe") == std::vector<std::string>{"edge-0"});
+  REQUIRE(f.Converges([&] {
+    return f.models.Needs(kRequester) == std::vector<ModelNeed>{{"default/m3l", "edge-0"}};
+  }));
+
+  REQUIRE(f.Converges([&] { return f.Phase("fe") == "Pending"; }));
+  CHECK(f.Status("fe")["observedGeneration"] == 1);
+  CHECK(f.Status("fe").contains("startTime"));
+  CHECK(f.env.Events("fe", "SuccessfulCreate").size() >= 1);
+
+  f.env.Delete(Fes(), "default", "fe");
+  REQUIRE(f.Converges([&] { return !f.env.edge().Holds("edge-0", kWorkerRef); }));
+  REQUIRE(f.Converges([&] { return f.models.Needs(kRequester).empty(); }));
+}
+
+TEST_CASE("FE: Running from the Deployment's status, Failed only on a real failure, then recovery") {
+  Fixture f(Fes(), {}, {ModelObject("m3l")});
+  f.env.Create(Fes(), FeObject());
+  REQUIRE(f.Converges([&] { return Children(f); }));
+  // Sedna marks every FE Failed on its second sync; a Deployment still rolling out is Pending.
+  f.SetDeploymentStatus("fe-deployment-fe", 0,
+                        Json::array({testing::DeploymentCondition("Progressing", "True",
+                                                                  "ReplicaSetUpdated")}));
+  REQUIRE(f.Converges([&] { return f.Phase("fe") == "Pending"; }));
+  CHECK(f.Status("fe")["failed"] == 0);
+
+  f.MakeAvailable("fe-deployment-fe");
+  REQUIRE(f.Converges([&] { return f.Phase("fe") == "Running"; }));
+  CHECK(f.Status("fe")["active"] == 1);
+  CHECK(f.LastReason("fe") == "WorkersAvailable");
+  CHECK(f.env.Events("fe", "Running").size() == 1);
+
+  f.FailDeployment("fe-deployment-fe");
+  REQUIRE(f.Converges([&] { return f.Phase("fe") == "Failed"; }));
+  CHECK(f.Status("fe")["failed"] == 1);
+  CHECK(f.LastReason("fe") == "WorkerFailed");
+  CHECK(f.env.Events("fe", "WorkerFailed").size() == 1);
+
+  f.MakeAvailable("fe-deployment-fe");
+  REQUIRE(f.Converges([&] { return f.Phase("fe") == "Running"; }));
+  CHECK(f.env.Events("fe", "Recovered").size() == 1);
+  CHECK(f.Status("fe")["conditions"].size() <= api::kMaxConditions);
+}
+
+TEST_CASE("FE: spec changes roll out, hand scaling is undone, deleted children come back") {
+  Fixture f(Fes(), {}, {ModelObject("m3l")});
+  f.env.Create(Fes(), FeObject());
+  REQUIRE(f.Converges([&] { return Children(f); }));
+  const std::string old_hash =
+      *kube::Annotation(f.Get(Deployments(), "fe-deployment-fe"), kTemplateHashAnnotation);
+
+  Json tpl = FeObject()["spec"]["template"];
+  tpl["spec"]["containers"][0]["image"] = "fe:2";
+  f.env.Patch(Fes(), "default", "fe", {{"spec", {{"template", tpl}, {"replicas", 3}}}});
+  REQUIRE(f.Converges([&] {
+    Json d = f.Get(Deployments(), "fe-deployment-fe");
+    return d["spec"]["template"]["spec"]["containers"][0]["image"] == "fe:2" &&
+           d["spec"]["replicas"] == 3;
+  }));
+  CHECK(*kube::Annotation(f.Get(Deployments(), "fe-deployment-fe"), kTemplateHashAnnotation) !=
+        old_hash);
+  CHECK(f.env.Events("fe", "SuccessfulUpdate").size() >= 1);
+  REQUIRE(f.Converges(
+      [&] { return f.env.edge().Get("edge-0", kWorkerRef)->version() == "2"; }));
+
+  Json scaled = f.Get(Deployments(), "fe-deployment-fe");
+  scaled["spec"]["replicas"] = 7;
+  REQUIRE(f.env.client().Update(Deployments(), scaled).ok());
+  REQUIRE(f.Converges(
+      [&] { return f.Get(Deployments(), "fe-deployment-fe")["spec"]["replicas"] == 3; }));
+
+  const std::string old_uid = kube::Uid(f.Get(Services(), "fe-fe"));
+  f.env.Delete(Services(), "default", "fe-fe");
+  f.env.Delete(Deployments(), "default", "fe-deployment-fe");
+  REQUIRE(f.Converges([&] {
+    auto s = f.env.client().Get(Services(), "default", "fe-fe");
+    return s.ok() && kube::Uid(*s) != old_uid && f.Exists(Deployments(), "fe-deployment-fe");
+  }));
+  CHECK(f.env.client().Objects(Deployments()).size() == 1);
+  CHECK(f.env.client().Objects(Services()).size() == 1);
+}
+
+TEST_CASE("FE: a missing Model is a condition and an Event; the service proceeds when it appears") {
+  Fixture f(Fes());
+  f.env.Create(Fes(), FeObject());
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "ModelNotFound"; }));
+  CHECK(f.Phase("fe") == "Pending");
+  CHECK_FALSE(f.Exists(Deployments(), "fe-deployment-fe"));
+  REQUIRE(f.Converges([&] { return f.env.Events("fe", "ModelNotFound").size() == 1; }));
+
+  f.env.Create(api::resources::Models(), ModelObject("m3l"));
+  REQUIRE(f.Converges([&] { return Children(f); }));
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "Valid"; }));
+}
+
+TEST_CASE("FE: an invalid spec creates nothing and says why, once") {
+  Fixture f(Fes(), {}, {ModelObject("m3l")});
+  Json fe = FeObject();
+  fe["spec"]["template"]["spec"]["containers"] = Json::array();
+  fe["spec"]["replicas"] = -2;
+  f.env.Create(Fes(), fe);
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "InvalidSpec"; }));
+  CHECK(f.Phase("fe") == "Failed");
+  const std::string message = f.Status("fe")["conditions"][0]["message"];
+  CHECK(message.find("spec.replicas") != std::string::npos);
+  CHECK(message.find("spec.template.spec.containers") != std::string::npos);
+  CHECK(f.env.client().Objects(Deployments()).empty());
+  REQUIRE(f.Converges([&] { return f.env.Events("fe", "InvalidSpec").size() == 1; }));
+
+  // Fixed: the children appear and SpecValid turns True.
+  Json fixed = FeObject()["spec"];
+  fixed["replicas"] = nullptr;  // Merge patch: removes it.
+  f.env.Patch(Fes(), "default", "fe", {{"spec", fixed}});
+  REQUIRE(f.Converges([&] { return Children(f); }));
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "Valid"; }));
+}
+
+edge::v1::StatusReport WorkerReport(const Json& fe, const std::string& owner_info) {
+  edge::v1::StatusReport report;
+  report.set_seq(3);
+  report.mutable_ref()->set_kind("FeatureExtractionService");
+  report.mutable_ref()->set_namespace_("default");
+  report.mutable_ref()->set_name(kube::Name(fe));
+  report.mutable_ref()->set_uid(kube::Uid(fe));
+  edge::v1::WorkerReport* worker = report.mutable_worker();
+  worker->set_worker_name("abcde");
+  worker->set_owner_info_json(owner_info);
+  return report;
+}
+
+TEST_CASE("FE: worker reports become status.metrics, bounded; foreign or stale ones are refused") {
+  Fixture f(Fes(), {}, {ModelObject("m3l")});
+  Json fe = f.env.Create(Fes(), FeObject());
+  REQUIRE(f.Converges([&] { return f.env.edge().Holds("edge-0", kWorkerRef); }));
+
+  ReportOutcome ok = f.controller->HandleReport(
+      "edge-0", WorkerReport(fe, R"({"extracted": 12, "queue": "ok", "startTime": "x"})"));
+  CHECK(ok.code == ReportOutcome::Code::kAccepted);
+  Json metrics = f.Status("fe")["metrics"];
+  REQUIRE(metrics.size() == 2);
+  CHECK(metrics[0] == Json({{"key", "extracted"}, {"value", "12"}}));
+  CHECK(metrics[1] == Json({{"key", "queue"}, {"value", "ok"}}));
+
+  Json many = Json::object();
+  for (int i = 0; i < 100; ++i) many["k" + std::to_string(1000 + i)] = i;
+  CHECK(f.controller->HandleReport("edge-0", WorkerReport(fe, many.dump())).code ==
+        ReportOutcome::Code::kAccepted);
+  CHECK(f.Status("fe")["metrics"].size() == kMaxServiceMetrics);
+
+  CHECK(f.controller->HandleReport("edge-9", WorkerReport(fe, "{}")).reason == "NotThisNode");
+  edge::v1::StatusReport stale = WorkerReport(fe, "{}");
+  stale.mutable_ref()->set_uid("old-uid");
+  CHECK(f.controller->HandleReport("edge-0", stale).reason == "ObjectGone");
+  CHECK(f.controller->HandleReport("edge-0", WorkerReport(fe, "[1]")).reason == "Invalid");
+}
+
+TEST_CASE("FE: the registry entry skips the controller when the CRD is not served") {
+  testing::ControllerEnv env;
+  env.client().SetServed(Fes(), false);
+  absl::StatusOr<std::unique_ptr<GmController>> skipped =
+      MakeFeatureExtractionController(env.context());
+  REQUIRE(skipped.ok());
+  CHECK(*skipped == nullptr);
+}
+
+}  // namespace
+}  // namespace nereid::gm

@@ -1,0 +1,154 @@
+#pragma once
+
+// ServiceFixture<Controller>: a multi-edge service controller (FeatureExtractionController,
+// ObjectSearchController, ObjectTrackingController) on the fake API, started, with helpers that
+// play the deployment controller and the kubelet (Deployment status, pod phases).
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/api/sedna_contract.h"
+#include "common/kube/resource.h"
+#include "tests/fakes/eventually.h"
+#include "tests/globalmanager/controllers/controller_env.h"
+#include "tests/globalmanager/controllers/fake_model_requirements.h"
+
+namespace nereid::gm::testing {
+
+inline kube::Json DeploymentCondition(const std::string& type, const std::string& status,
+                                      const std::string& reason) {
+  return {{"type", type}, {"status", status}, {"reason", reason}, {"message", "m"}};
+}
+
+inline kube::Json LabelledEdgeNode(const std::string& name, const std::string& zone) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata",
+           {{"name", name},
+            {"labels", {{"node-role.kubernetes.io/edge", ""}, {"zone", zone}}}}}};
+}
+
+// The env of a container of a Deployment's pod template or of a pod.
+inline std::map<std::string, std::string> EnvOf(const kube::Json& object, size_t container = 0) {
+  const kube::Json& spec = object.contains("kind") && object["kind"] == "Pod"
+                               ? object["spec"]
+                               : object["spec"]["template"]["spec"];
+  std::map<std::string, std::string> env;
+  for (const kube::Json& e : spec["containers"][container]["env"]) {
+    env[e["name"]] = e.value("value", "");
+  }
+  return env;
+}
+
+template <typename Controller>
+struct ServiceFixture {
+  ControllerEnv env;
+  FakeModelRequirements models;
+  std::unique_ptr<Controller> controller;
+  const kube::Resource& resource;
+
+  ServiceFixture(const kube::Resource& kind_resource, const std::vector<kube::Json>& nodes = {},
+                 const std::vector<kube::Json>& models_to_create = {})
+      : resource(kind_resource) {
+    env.context().models = &models;
+    for (const kube::Json& m : models_to_create) env.Create(api::resources::Models(), m);
+    for (const kube::Json& node : nodes) env.Create(kube::resources::Nodes(), node);
+    absl::StatusOr<std::unique_ptr<Controller>> created = Controller::Create(env.context());
+    REQUIRE(created.ok());
+    controller = *std::move(created);
+    env.StartInformers(controller->informers());
+    REQUIRE(controller->PrimeEdge().ok());
+    REQUIRE(controller->Start().ok());
+  }
+  ~ServiceFixture() { env.StopInformersAndController(*controller); }
+
+  // Waits (real time, bounded) for `cond`, advancing the fake clock now and then so rate-limited
+  // retries run.
+  bool Converges(const std::function<bool()>& cond) {
+    absl::Time last = absl::Now();
+    return fakes::Eventually(
+        [&] {
+          if (cond()) return true;
+          if (absl::Now() - last > absl::Milliseconds(100)) {
+            env.clock().Advance(absl::Seconds(1));
+            last = absl::Now();
+          }
+          return false;
+        },
+        absl::Seconds(20));
+  }
+  bool Exists(const kube::Resource& r, const std::string& name) {
+    return env.client().Get(r, "default", name).ok();
+  }
+  kube::Json Get(const kube::Resource& r, const std::string& name) {
+    return env.Get(r, "default", name);
+  }
+  kube::Json Status(const std::string& name) {
+    kube::Json object = env.Get(resource, "default", name);
+    return object.contains("status") ? object["status"] : kube::Json::object();
+  }
+  std::string Phase(const std::string& name) { return Status(name).value("phase", ""); }
+  std::string LastReason(const std::string& name) {
+    kube::Json conditions = Status(name).value("conditions", kube::Json::array());
+    return conditions.empty() ? "" : conditions.back().value("reason", "");
+  }
+  std::string SpecValidReason(const std::string& name) {
+    for (const kube::Json& c : Status(name).value("conditions", kube::Json::array())) {
+      if (c["type"] == "SpecValid") return c.value("reason", "");
+    }
+    return "";
+  }
+  void SetDeploymentStatus(const std::string& name, int available, const kube::Json& conditions) {
+    kube::Json d = Get(kube::resources::Deployments(), name);
+    d["status"] = {{"observedGeneration", kube::Generation(d)},
+                   {"replicas", 1},
+                   {"availableReplicas", available},
+                   {"readyReplicas", available}};
+    if (!conditions.is_null()) d["status"]["conditions"] = conditions;
+    absl::StatusOr<kube::Json> updated = env.client().UpdateStatus(kube::resources::Deployments(), d);
+    INFO(updated.status().ToString());
+    REQUIRE(updated.ok());
+  }
+  void MakeAvailable(const std::string& name) {
+    SetDeploymentStatus(
+        name, 1,
+        kube::Json::array({DeploymentCondition("Progressing", "True", "NewReplicaSetAvailable"),
+                           DeploymentCondition("Available", "True", "MinimumReplicasAvailable")}));
+  }
+  void FailDeployment(const std::string& name) {
+    SetDeploymentStatus(
+        name, 0,
+        kube::Json::array({DeploymentCondition("Available", "False", "MinimumReplicasUnavailable"),
+                           DeploymentCondition("Progressing", "False",
+                                               "ProgressDeadlineExceeded")}));
+  }
+  // The service's pods (not being deleted), by name.
+  std::map<std::string, kube::Json> Pods() {
+    std::map<std::string, kube::Json> pods;
+    for (const kube::Json& p : env.client().Objects(kube::resources::Pods())) {
+      if (!kube::IsBeingDeleted(p)) pods[kube::Name(p)] = p;
+    }
+    return pods;
+  }
+  // The pod of tracking slot `slot`, or null.
+  kube::Json SlotPod(const std::string& slot) {
+    for (const auto& [name, p] : Pods()) {
+      if (kube::Label(p, "nereid.io/worker-slot") == slot) return p;
+    }
+    return nullptr;
+  }
+  void SetPodStatus(const std::string& name, const kube::Json& status) {
+    kube::Json p = Get(kube::resources::Pods(), name);
+    p["status"] = status;
+    absl::StatusOr<kube::Json> updated = env.client().UpdateStatus(kube::resources::Pods(), p);
+    INFO(updated.status().ToString());
+    REQUIRE(updated.ok());
+  }
+};
+
+}  // namespace nereid::gm::testing
