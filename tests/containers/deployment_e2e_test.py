@@ -238,12 +238,16 @@ def scenario(source_dir, work, podman, cluster):
                                  writable_mounts=["/var/lib/nereid"])
 
     def lc_connected(node):
-        status = http_json(f"http://127.0.0.1:{NODES[node]}/api/v1/status")
-        return status.get("state") == "connected" and status.get("synced") is True
+        link = http_json(f"http://127.0.0.1:{NODES[node]}/api/v1/status").get("cloudLink", {})
+        return link.get("state") == "connected" and link.get("synced") is True
 
     for node in NODES:
-        wait_until(f"LC {node} connected to the GM (gm.sedna:9000, mTLS)",
-                   lambda n=node: lc_connected(n), WAIT)
+        try:
+            wait_until(f"LC {node} connected to the GM (gm.sedna:9000, mTLS)",
+                       lambda n=node: lc_connected(n), WAIT)
+        except TestFailure as failure:
+            status = http_get(f"http://127.0.0.1:{NODES[node]}/api/v1/status")[1]
+            raise TestFailure(f"{failure}; its /api/v1/status: {status}") from None
     log("both LCs connected to the GM over mTLS")
 
     # Datasets and Models for the nodes, counted and verified by the containerised LCs.
@@ -259,7 +263,8 @@ def scenario(source_dir, work, podman, cluster):
     # Edge autonomy across a restart: the GM stopped, node-a's LC container restarted; it must
     # serve its Dataset and Model from its database on the hostPath, not from the cloud.
     podman("stop", "--time", "30", gm_container)
-    podman("restart", "--time", "30", "lc-node-a-localcontroller")
+    # The whole pod: podman cannot restart one container of a pod whose infra process exited.
+    podman("pod", "restart", "lc-node-a")
     probe_until_ok(lc_probes["node-a"], "LC node-a after restart")
     samples_a = expected["node-a"][0]
     lc_a = f"http://127.0.0.1:{NODES['node-a']}/api/v1"
