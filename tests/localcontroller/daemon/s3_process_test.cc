@@ -22,6 +22,7 @@
 #include "tests/localcontroller/daemon/test_gm.h"
 #include "tests/localcontroller/dataset/temp_dir.h"
 #include "tests/support/s3_server.h"
+#include "tests/fakes/eventually.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::lc {
@@ -31,8 +32,9 @@ namespace v1 = edge::v1;
 using ::nereid::lc::dataset::testing::TempDir;
 using ::nereid::lc::testing::DatasetCount;
 using ::nereid::lc::testing::DatasetResource;
-using ::nereid::lc::testing::Eventually;
+using ::nereid::fakes::Eventually;
 using ::nereid::lc::testing::Gm;
+using ::nereid::lc::testing::kDaemonWait;
 using ::nereid::lc::testing::ModelResource;
 using ::nereid::lc::testing::TestCerts;
 using ::nereid::testing::ListenUrl;
@@ -208,7 +210,7 @@ TEST_CASE("s3 datasets and models on the real LC with a real S3 server", "[lc][s
     REQUIRE(gm.hub->Remove("edge-a", model_ref).ok());
     REQUIRE(Eventually([&] {
       return Json::parse(get("/api/v1/status"))["objects"] == 1;  // only "nocred" is left
-    }));
+    }, kDaemonWait));
     REQUIRE((*lc)->Stop(absl::Seconds(10)).ok());  // SQLite checkpoints and removes the WAL
     const std::string db_bytes = ReadFile(dir.Path("state/lc.db")) +
                                  ReadFile(dir.Path("state/lc.db-wal"));
