@@ -573,7 +573,8 @@ TEST_CASE("quickstart: demo-kubelet.sh fakes pod phases, loudly, and only on dev
   DevApiServer server(dir);
   server.Ok({"apply", "-f", "-"}, R"({"apiVersion":"v1","kind":"Pod",
       "metadata":{"name":"worker-0","namespace":"default"},
-      "spec":{"nodeName":"edge-0","containers":[{"name":"train","image":"example:1"},
+      "spec":{"nodeName":"edge-0","restartPolicy":"Never",
+              "containers":[{"name":"train","image":"example:1"},
                                                 {"name":"sidecar","image":"example:1"}]}})");
   CHECK(server.GetJson({"pod", "worker-0"})["status"]["phase"] == "Pending");
 
