@@ -126,7 +126,11 @@ TEST_CASE("informer converges through add, update and delete", "[informer]") {
   CHECK(entries[4].op == "add");
   CHECK(entries[4].key == "ns/c");
   CHECK(Converged(informer, client, resources::Pods()));
-  CHECK(informer.LastSyncResourceVersion() == std::to_string(client.CurrentResourceVersion()));
+  // The reflector records the resourceVersion after it hands the event to the queue (client-go's
+  // order), so a handler can run before the version moves: wait for it rather than race it.
+  CHECK(Eventually([&] {
+    return informer.LastSyncResourceVersion() == std::to_string(client.CurrentResourceVersion());
+  }));
   // The object we held is untouched by the update (immutable snapshots).
   CHECK(StringAt(**cached, "spec.nodeName") == "n1");
 }

@@ -181,7 +181,10 @@ TEST_CASE("reflector applies watch events and follows bookmarks", "[reflector]")
   CHECK(calls[2].op == "update");
   CHECK(calls[3].op == "delete");
   CHECK(calls[3].keys[0] == "ns/x");
-  CHECK(reflector.LastSyncResourceVersion() == std::to_string(f.client.CurrentResourceVersion()));
+  // The version is recorded just after the store call (client-go's order): wait, do not race it.
+  CHECK(Eventually([&] {
+    return reflector.LastSyncResourceVersion() == std::to_string(f.client.CurrentResourceVersion());
+  }));
 
   // Changes elsewhere move the global version; a bookmark carries it to us without events.
   REQUIRE(f.client.Create(resources::ConfigMaps(), "ns", {{"metadata", {{"name", "c"}}}}).ok());
