@@ -270,10 +270,10 @@ def scenario(source_dir, work, podman, cluster):
     lc_a = f"http://127.0.0.1:{NODES['node-a']}/api/v1"
     wait_until("restarted LC node-a to serve its Dataset from its database",
                lambda: http_json(f"{lc_a}/datasets/default/node-a-dataset")
-               .get("numberOfSamples") == samples_a, WAIT)
+               .get("status", {}).get("numberOfSamples") == samples_a, WAIT)
     wait_until("restarted LC node-a to serve its verified Model from its database",
-               lambda: http_json(f"{lc_a}/models/default/node-a-model").get("verified") is True,
-               WAIT)
+               lambda: http_json(f"{lc_a}/models/default/node-a-model")
+               .get("status", {}).get("verified") is True, WAIT)
     if lc_connected("node-a"):
         raise TestFailure("LC node-a reports a connection while the GM is stopped")
     log(f"LC node-a restarted with the GM down: its Dataset ({samples_a} samples) and verified "
