@@ -86,10 +86,12 @@ Setter IntSetter(std::function<void(GmConfig&, int64_t)> set, int64_t min, int64
   };
 }
 
-Setter DurationSetter(absl::Duration LeaderElectionSettings::*field) {
-  return [field](const std::string& value, GmConfig& config) -> absl::Status {
+// Sets the duration `field` of the config section `section` (e.g. leaderElection.leaseDuration).
+template <typename Section>
+Setter DurationSetter(Section GmConfig::*section, absl::Duration Section::*field) {
+  return [section, field](const std::string& value, GmConfig& config) -> absl::Status {
     ASSIGN_OR_RETURN(absl::Duration parsed, ParseDurationValue(value));
-    config.leader_election.*field = parsed;
+    (config.*section).*field = parsed;
     return absl::OkStatus();
   };
 }
@@ -328,9 +330,22 @@ class FileLoader {
                   {"leaseNamespace", flags.at("lease-namespace").set},
                   {"leaseName", flags.at("lease-name").set},
                   {"id", flags.at("id").set},
-                  {"leaseDuration", DurationSetter(&LeaderElectionSettings::lease_duration)},
-                  {"renewDeadline", DurationSetter(&LeaderElectionSettings::renew_deadline)},
-                  {"retryPeriod", DurationSetter(&LeaderElectionSettings::retry_period)}});
+                  {"leaseDuration", DurationSetter(&GmConfig::leader_election,
+                                                   &LeaderElectionSettings::lease_duration)},
+                  {"renewDeadline", DurationSetter(&GmConfig::leader_election,
+                                                   &LeaderElectionSettings::renew_deadline)},
+                  {"retryPeriod", DurationSetter(&GmConfig::leader_election,
+                                                 &LeaderElectionSettings::retry_period)}});
+    }
+    if (key == "edgeKeepalive") {
+      using net::KeepaliveOptions;
+      return Map(value, key,
+                 {{"time", DurationSetter(&GmConfig::edge_keepalive, &KeepaliveOptions::time)},
+                  {"timeout",
+                   DurationSetter(&GmConfig::edge_keepalive, &KeepaliveOptions::timeout)},
+                  {"minClientPingInterval",
+                   DurationSetter(&GmConfig::edge_keepalive,
+                                  &KeepaliveOptions::min_client_ping_interval)}});
     }
     return Invalid(Where(key), "unknown key");
   }
@@ -433,6 +448,13 @@ absl::Status ValidateConfig(const GmConfig& config) {
       return Invalid("--log-level",
                      absl::StrCat("\"", config.log_level, "\" is not debug|info|warning|error"));
     }
+  }
+  const net::KeepaliveOptions& keepalive = config.edge_keepalive;
+  if (keepalive.time < absl::Seconds(1) || keepalive.timeout < absl::Seconds(1)) {
+    return Invalid("edgeKeepalive", "time and timeout must be at least 1s");
+  }
+  if (keepalive.min_client_ping_interval <= absl::ZeroDuration()) {
+    return Invalid("edgeKeepalive.minClientPingInterval", "must be positive");
   }
   const LeaderElectionSettings& le = config.leader_election;
   if (le.enabled) {

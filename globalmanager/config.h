@@ -18,7 +18,8 @@
 //   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
 // plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
 //   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
-//   controllerWorkers, reportWorkers, kubeAPIQPS, kubeAPIBurst, logLevel.
+//   controllerWorkers, reportWorkers, kubeAPIQPS, kubeAPIBurst, logLevel,
+//   edgeKeepalive: {time, timeout, minClientPingInterval}.
 // Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
 // ("15s", "1m30s") or integer seconds.
 //
@@ -33,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/net/keepalive.h"
 #include "common/net/tls.h"
 
 namespace nereid::gm {
@@ -65,6 +67,10 @@ struct GmConfig {
   // Informer resync period: a random value in [min, 2·min) as Sedna's genResyncPeriod; 0 disables.
   int64_t min_resync_period_seconds = 30;
   LeaderElectionSettings leader_election;
+  // HTTP/2 pings on the edge streams: a node whose link went silent is dropped after time +
+  // timeout; LCs may ping as often as minClientPingInterval (their keepaliveTime must not be
+  // shorter, or the GM answers GOAWAY too_many_pings).
+  net::KeepaliveOptions edge_keepalive;
   int controller_workers = 2;  // reconcile workers per controller
   int report_workers = 4;      // threads writing edge reports to the Kubernetes API
   // Client-side rate limit towards the Kubernetes API (0 = none). Status writes from edge reports

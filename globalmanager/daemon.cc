@@ -105,6 +105,7 @@ absl::Status Daemon::Start() {
   EdgeHubServerOptions server;
   server.listen = config_.listen;
   server.tls = config_.tls;
+  server.keepalive = config_.edge_keepalive;
   absl::StatusOr<std::unique_ptr<EdgeHubServer>> hub_server = EdgeHubServer::Start(hub_.get(), server);
   if (!hub_server.ok()) {
     Stop();

@@ -32,7 +32,8 @@ struct Layer {
   std::optional<std::string> node_name, gm_address, db_path, host_root, listen, tls_ca, tls_cert,
       tls_key, log_level, s3_ca_file, s3_addressing;
   std::optional<bool> insecure;
-  std::optional<absl::Duration> scan_period, model_check_period, model_http_check_period;
+  std::optional<absl::Duration> scan_period, model_check_period, model_http_check_period,
+      keepalive_time, keepalive_timeout;
   std::optional<size_t> max_request_bytes;
   std::optional<int> http_threads;
   std::optional<int> bind_port;  // env BIND_PORT: replaces only the port of `listen`
@@ -55,6 +56,8 @@ absl::Status Apply(const Layer& layer, const std::string& source, LcConfig& conf
   set(layer.scan_period, config.scan_period);
   set(layer.model_check_period, config.model_check_period);
   set(layer.model_http_check_period, config.model_http_check_period);
+  set(layer.keepalive_time, config.keepalive_time);
+  set(layer.keepalive_timeout, config.keepalive_timeout);
   set(layer.max_request_bytes, config.max_request_bytes);
   set(layer.http_threads, config.http_threads);
   set(layer.s3_ca_file, config.s3_ca_file);
@@ -137,6 +140,8 @@ const std::map<std::string, FlagSpec>& Flags() {
       {"scan-period", {DurationSetter(&Layer::scan_period)}},
       {"model-check-period", {DurationSetter(&Layer::model_check_period)}},
       {"model-http-check-period", {DurationSetter(&Layer::model_http_check_period)}},
+      {"keepalive-time", {DurationSetter(&Layer::keepalive_time)}},
+      {"keepalive-timeout", {DurationSetter(&Layer::keepalive_timeout)}},
       {"max-request-bytes",
        {[](Layer& layer, std::string_view value, std::string_view what) -> absl::Status {
          ASSIGN_OR_RETURN(int64_t n, ParseIntText(value, what));
@@ -238,6 +243,8 @@ absl::StatusOr<Layer> LoadFile(const std::string& path) {
       {"scanPeriod", "scan-period"},
       {"modelCheckPeriod", "model-check-period"},
       {"modelHttpCheckPeriod", "model-http-check-period"},
+      {"keepaliveTime", "keepalive-time"},
+      {"keepaliveTimeout", "keepalive-timeout"},
       {"maxRequestBytes", "max-request-bytes"},
       {"httpThreads", "http-threads"},
       {"logLevel", "log-level"},
@@ -351,7 +358,9 @@ absl::Status ValidateConfig(const LcConfig& c) {
   for (const auto& [name, period] :
        {std::pair<const char*, absl::Duration>{"--scan-period", c.scan_period},
         {"--model-check-period", c.model_check_period},
-        {"--model-http-check-period", c.model_http_check_period}}) {
+        {"--model-http-check-period", c.model_http_check_period},
+        {"--keepalive-time", c.keepalive_time},
+        {"--keepalive-timeout", c.keepalive_timeout}}) {
     if (period < absl::Seconds(1)) {
       return absl::InvalidArgumentError(
           absl::StrCat(name, " must be at least 1s, got ", absl::FormatDuration(period)));
@@ -406,6 +415,7 @@ void PrintDaemonUsage(std::ostream& out) {
          "                       [--max-request-bytes 1048576] [--http-threads 4]\n"
          "                       [--log-level debug|info|warning|error]\n"
          "                       [--s3-ca FILE] [--s3-addressing auto|path|virtual]\n"
+         "                       [--keepalive-time 30s] [--keepalive-timeout 10s]\n"
          "       localcontroller count --format F [--host-root DIR] URL   (see count --help)\n"
          "\n"
          "The LocalController of a Nereid edge node: receives the node's objects from the\n"

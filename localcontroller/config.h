@@ -6,6 +6,7 @@
 //                   --tls-ca F --tls-cert F --tls-key F [--insecure] [--config FILE]
 //                   [--scan-period 60s] [--model-check-period 60s] [--model-http-check-period 1h]
 //                   [--max-request-bytes N] [--http-threads N] [--log-level LEVEL]
+//                   [--keepalive-time 30s] [--keepalive-timeout 10s]
 // (`--flag value` and `--flag=value` both work.)
 //
 // Environment, as Sedna's LC DaemonSet sets it (docs/sedna-compatibility.md):
@@ -18,7 +19,8 @@
 //
 // YAML file keys (unknown keys are refused, so a typo is not silently ignored):
 //   node, gm, db, hostRoot, listen, tls: {ca, cert, key}, insecure, scanPeriod,
-//   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, logLevel
+//   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, logLevel,
+//   keepaliveTime, keepaliveTimeout
 // Durations are Go-style strings ("90s", "1m30s", "1h") or integer seconds.
 //
 // Default database: <host-root>/var/lib/nereid/lc.db (on the host's disk under Sedna's mount, like
@@ -46,6 +48,11 @@ struct LcConfig {
   absl::Duration scan_period = absl::Seconds(60);
   absl::Duration model_check_period = absl::Seconds(60);
   absl::Duration model_http_check_period = absl::Hours(1);
+  // HTTP/2 pings on the link to the GM: a silent link (NAT drop, blackhole) is declared dead
+  // after keepalive_time + keepalive_timeout and redialled (common/net/keepalive.h). The GM must
+  // permit pings this often (its edgeKeepalive.minClientPingInterval).
+  absl::Duration keepalive_time = absl::Seconds(30);
+  absl::Duration keepalive_timeout = absl::Seconds(10);
   size_t max_request_bytes = 1 << 20;
   int http_threads = 4;
   // S3 (datasets and models with s3:// urls): a CA bundle for https endpoints ("" = the system's)

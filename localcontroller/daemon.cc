@@ -122,7 +122,8 @@ absl::Status Daemon::Init() {
   link_options.tls = config_.tls;
   link_options.lc_version = LcVersion();
   link_options.clock = options_.clock;
-  if (options_.keepalive.has_value()) link_options.keepalive = *options_.keepalive;
+  link_options.keepalive.time = config_.keepalive_time;
+  link_options.keepalive.timeout = config_.keepalive_timeout;
   if (options_.link_backoff.has_value()) link_options.backoff = *options_.link_backoff;
   link_options.jitter_source = options_.link_jitter_source;
   ASSIGN_OR_RETURN(link_, CloudLink::Create(std::move(link_options), store_.get(),

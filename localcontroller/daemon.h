@@ -25,7 +25,6 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/net/keepalive.h"
 #include "common/time/backoff.h"
 #include "common/time/clock.h"
 #include "localcontroller/cloudlink/cloud_link.h"
@@ -69,7 +68,6 @@ struct DaemonOptions {
   bool watch_datasets = true;
   std::optional<ExponentialBackoff::Options> link_backoff;
   std::function<double()> link_jitter_source;
-  std::optional<net::KeepaliveOptions> keepalive;
   absl::Duration model_retry_delay = absl::Seconds(1);
 };
 

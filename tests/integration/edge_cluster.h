@@ -120,13 +120,16 @@ class EdgeCluster {
  public:
   using Json = nlohmann::json;
 
-  EdgeCluster(EdgeBinaries bins, const std::string& temp_prefix)
+  // `gm_config_extra`: more lines for the GM's config file (e.g. edgeKeepalive).
+  EdgeCluster(EdgeBinaries bins, const std::string& temp_prefix,
+              const std::string& gm_config_extra = "")
       : bins_(std::move(bins)), api_(ApiOptions(bins_, temp_prefix)), gm_port_(FreePort()) {
     Kubectl({"apply", "-f", bins_.source_dir + "/deploy/crds/"});
     // Short lease: a restarted GM (same identity, the Lease released at SIGTERM) leads at once.
     gm_config_ = *dir().Write("gm.yaml",
                              "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
-                             "retryPeriod: 500ms}\n");
+                             "retryPeriod: 500ms}\n" +
+                                 gm_config_extra);
   }
 
   ~EdgeCluster() { DumpOnFailure("globalmanager", gm_.get(), kEdgeStderrTail); }
@@ -217,10 +220,12 @@ class EdgeCluster {
 
   // An LC for `node` with the given certificate and key; `state_name` picks its database and host
   // root (default: the node's), so a restart finds the same state; `env` is added to its
-  // environment (e.g. NEREID_FAILPOINTS).
+  // environment (e.g. NEREID_FAILPOINTS); `extra_args` come last, so they override (e.g. --gm
+  // through a fault proxy).
   Lc StartLc(const std::string& node, const std::string& cert, const std::string& key,
              const std::string& state_name = "",
-             const std::map<std::string, std::string>& env = {}) {
+             const std::map<std::string, std::string>& env = {},
+             const std::vector<std::string>& extra_args = {}) {
     const std::string state = state_name.empty() ? node : state_name;
     std::filesystem::create_directories(dir().File("root-" + state));
     Subprocess::Options options;
@@ -243,6 +248,7 @@ class EdgeCluster {
                     key,
                     "--scan-period",
                     "1s"};
+    options.argv.insert(options.argv.end(), extra_args.begin(), extra_args.end());
     options.env = env;
     options.capture_stderr = true;
     auto started = Subprocess::Start(std::move(options));

@@ -163,6 +163,7 @@ kubeAPIQPS: 1000
 kubeAPIBurst: 2000
 logLevel: warning
 insecure: true
+edgeKeepalive: {time: 5s, timeout: 2s, minClientPingInterval: 500ms}
 )");
   GmConfig c = MustLoad({"--config", fixed});
   CHECK(c.http_listen == "0.0.0.0:8080");
@@ -174,6 +175,11 @@ insecure: true
   CHECK(c.kube_api_burst == 2000);
   CHECK(c.log_level == "warning");
   CHECK(c.tls.insecure);
+  CHECK(c.edge_keepalive.time == absl::Seconds(5));
+  CHECK(c.edge_keepalive.timeout == absl::Seconds(2));
+  CHECK(c.edge_keepalive.min_client_ping_interval == absl::Milliseconds(500));
+  // Defaults (common/net/keepalive.h).
+  CHECK(MustLoad(kTls).edge_keepalive.time == absl::Seconds(30));
 }
 
 TEST_CASE("precedence with valid lease timings") {
@@ -250,6 +256,10 @@ TEST_CASE("clear errors for malformed config files") {
             "must be a scalar"));
   CHECK(Has(ErrorOf(With({"--config", file.Write("leaderElection: {leaseDuration: forever}\n")})),
             "not a duration"));
+  CHECK(Has(ErrorOf(With({"--config", file.Write("edgeKeepalive: {timeout: 0s}\n")})),
+            "at least 1s"));
+  CHECK(Has(ErrorOf(With({"--config", file.Write("edgeKeepalive: {pings: 1}\n")})),
+            "edgeKeepalive.pings: unknown"));
   // An empty file changes nothing.
   CHECK(MustLoad(With({"--config", file.Write("")})).listen == "0.0.0.0:9000");
 }

@@ -75,6 +75,12 @@ TEST_CASE("the documented command line is understood", "[lc][config]") {
   CHECK(eq.max_request_bytes == 1u << 20);
   CHECK(eq.s3_addressing == "auto");
   CHECK(eq.s3_ca_file.empty());
+  CHECK(eq.keepalive_time == absl::Seconds(30));
+  CHECK(eq.keepalive_timeout == absl::Seconds(10));
+  LcConfig fast = MustLoad({"--node=n", "--gm=g:1", "--insecure", "--keepalive-time", "2s",
+                            "--keepalive-timeout=1s"});
+  CHECK(fast.keepalive_time == absl::Seconds(2));
+  CHECK(fast.keepalive_timeout == absl::Seconds(1));
   LcConfig s3 = MustLoad({"--node=n", "--gm=g:1", "--insecure", "--s3-ca", "/etc/s3-ca.pem",
                           "--s3-addressing", "path"});
   CHECK(s3.s3_ca_file == "/etc/s3-ca.pem");
@@ -125,7 +131,9 @@ TEST_CASE("a YAML file sits between defaults and the environment", "[lc][config]
             "  key: /etc/nereid/node.key\n"
             "scanPeriod: 5m\n"
             "modelHttpCheckPeriod: 7200\n"
-            "maxRequestBytes: 65536\n");
+            "maxRequestBytes: 65536\n"
+            "keepaliveTime: 1m\n"
+            "keepaliveTimeout: 20s\n");
   LcConfig file = MustLoad({"--config", dir.Path("lc.yaml")});
   CHECK(file.node_name == "edge-file");
   CHECK(file.gm_address == "gm.file:9000");
@@ -136,6 +144,8 @@ TEST_CASE("a YAML file sits between defaults and the environment", "[lc][config]
   CHECK(file.scan_period == absl::Minutes(5));
   CHECK(file.model_http_check_period == absl::Hours(2));
   CHECK(file.max_request_bytes == 65536u);
+  CHECK(file.keepalive_time == absl::Minutes(1));
+  CHECK(file.keepalive_timeout == absl::Seconds(20));
   CHECK(file.config_file == dir.Path("lc.yaml"));
 
   LcConfig env = MustLoad({"--config", dir.Path("lc.yaml")},
@@ -170,6 +180,8 @@ TEST_CASE("configuration errors name what is wrong", "[lc][config]") {
   CHECK_THAT(LoadError(With(base, {"stray"})), Catch::Contains("unexpected argument"));
   CHECK_THAT(LoadError(With(base, {"--scan-period", "soon"})), Catch::Contains("--scan-period"));
   CHECK_THAT(LoadError(With(base, {"--scan-period", "0s"})), Catch::Contains("at least 1s"));
+  CHECK_THAT(LoadError(With(base, {"--keepalive-timeout", "0s"})),
+             Catch::Contains("--keepalive-timeout must be at least 1s"));
   CHECK_THAT(LoadError(With(base, {"--listen", "localhost"})), Catch::Contains("--listen"));
   CHECK_THAT(LoadError(With(base, {"--insecure=maybe"})), Catch::Contains("--insecure"));
   CHECK_THAT(LoadError(With(base, {"--http-threads", "0"})), Catch::Contains("--http-threads"));
