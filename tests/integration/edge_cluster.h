@@ -168,7 +168,8 @@ class EdgeCluster {
     return v < 0 ? 0 : v;
   }
 
-  void StartGm() {
+  // `extra_args` come last, so they override (e.g. --kubeconfig through a fault proxy).
+  void StartGm(const std::vector<std::string>& extra_args = {}) {
     const CertSet& certs = TestCerts();
     Subprocess::Options options;
     options.argv = {bins_.gm,
@@ -190,6 +191,7 @@ class EdgeCluster {
                     "gm-e2e",
                     "--config",
                     gm_config_};
+    options.argv.insert(options.argv.end(), extra_args.begin(), extra_args.end());
     options.capture_stderr = true;
     auto started = Subprocess::Start(std::move(options));
     REQUIRE(started.ok());
