@@ -181,9 +181,14 @@ def test(source_dir, build_dir, work):
     try:
         scenario(source_dir, work, podman, cluster)
     except TestFailure:
+        print("--- podman ps ---\n" + podman.status("ps", "-a", "--pod").stdout, file=sys.stderr)
         for pod in podman.pods:
             container = f"{pod}-{'globalmanager' if pod == GM_POD else 'localcontroller'}"
-            print(f"--- {container} log (end) ---\n{podman.logs(container)}", file=sys.stderr)
+            state = podman.status("container", "inspect", "--format",
+                                  "{{.State.Status}} exit {{.State.ExitCode}} {{.State.Error}}",
+                                  container).stdout.strip()
+            print(f"--- {container} ({state}) log (end) ---\n{podman.logs(container)}",
+                  file=sys.stderr)
         raise
     finally:
         podman.remove_pods()
@@ -263,8 +268,13 @@ def scenario(source_dir, work, podman, cluster):
     # Edge autonomy across a restart: the GM stopped, node-a's LC container restarted; it must
     # serve its Dataset and Model from its database on the hostPath, not from the cloud.
     podman("stop", "--time", "30", gm_container)
-    # The whole pod: podman cannot restart one container of a pod whose infra process exited.
-    podman("pod", "restart", "lc-node-a")
+    # The whole pod: podman cannot restart one container of a pod whose infra process exited. Stop,
+    # then start: `kube play` pods have exit policy "stop", and under `pod restart` podman 4.3's
+    # delayed stop of the infra container (for the container that exited) kills the restarted pod.
+    podman("pod", "stop", "--time", "30", "lc-node-a")
+    wait_until("pod lc-node-a stopped", lambda: podman.status(
+        "pod", "inspect", "--format", "{{.State}}", "lc-node-a").stdout.strip() == "Exited", WAIT)
+    podman("pod", "start", "lc-node-a")
     probe_until_ok(lc_probes["node-a"], "LC node-a after restart")
     samples_a = expected["node-a"][0]
     lc_a = f"http://127.0.0.1:{NODES['node-a']}/api/v1"
