@@ -191,13 +191,8 @@ FlPlanInputs FederatedLearningController::Inputs(const std::string& ns) const {
   inputs.model = [models, ns](std::string_view name) { return models.Get(ns, name); };
   inputs.nodes = nodes_->GetLister().List();
   inputs.lc_server = context().settings.lc_server;
-  inputs.s3 = [reader = S3CredentialReader(context().client), settings = context().settings, ns](
-                  std::string_view secret_name,
-                  std::optional<CredentialProblem>* problem) -> absl::StatusOr<WorkerS3Options> {
-    problem->reset();
-    if (secret_name.empty()) return WorkerS3For(settings, std::nullopt);
-    ASSIGN_OR_RETURN(SecretCredential credential, reader.Read(ns, secret_name, problem));
-    return WorkerS3For(settings, credential);
+  inputs.s3 = [this, ns](std::string_view secret_name, std::optional<CredentialProblem>* problem) {
+    return ReadWorkerS3(context(), ns, secret_name, problem);
   };
   return inputs;
 }

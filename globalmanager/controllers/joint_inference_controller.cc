@@ -11,6 +11,7 @@
 #include "common/api/validation.h"
 #include "common/kube/event_recorder.h"
 #include "common/log/log.h"
+#include "common/s3/s3_url.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
@@ -223,14 +224,13 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
     return plan;
   }
   // The Secret each Model names (s3:// models only), for the workers' storage-initializer.
-  const S3CredentialReader credentials(context().client);
   auto storage_of = [&](const std::string& url, const std::string& credential_name,
                         WorkerS3Options* out) {
     std::optional<CredentialProblem> problem;
-    absl::StatusOr<std::optional<SecretCredential>> credential =
-        credentials.ReadFor(ns, url, credential_name, &problem);
+    absl::StatusOr<WorkerS3Options> credential = ReadWorkerS3(
+        context(), ns, s3::IsS3Url(url) ? credential_name : std::string(), &problem);
     if (credential.ok()) {
-      *out = WorkerS3For(context().settings, *credential);
+      *out = *std::move(credential);
       return true;
     }
     plan.kind = Plan::Kind::kWaiting;

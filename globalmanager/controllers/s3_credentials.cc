@@ -8,6 +8,22 @@
 
 namespace nereid::gm {
 
+namespace {
+
+WorkerS3Options WorkerS3For(const ControllerSettings& settings,
+                            const std::optional<SecretCredential>& credential) {
+  WorkerS3Options options;
+  options.initializer_image = settings.storage_initializer_image;
+  options.literal_credentials = settings.literal_s3_credentials;
+  if (credential.has_value()) {
+    options.secret_name = credential->secret_name;
+    options.credential = credential->credential;
+  }
+  return options;
+}
+
+}  // namespace
+
 absl::StatusOr<SecretCredential> S3CredentialReader::Read(
     std::string_view ns, std::string_view secret_name,
     std::optional<CredentialProblem>* problem) const {
@@ -51,16 +67,15 @@ absl::StatusOr<std::optional<SecretCredential>> S3CredentialReader::ReadFor(
   return std::optional<SecretCredential>(*std::move(credential));
 }
 
-WorkerS3Options WorkerS3For(const ControllerSettings& settings,
-                            const std::optional<SecretCredential>& credential) {
-  WorkerS3Options options;
-  options.initializer_image = settings.storage_initializer_image;
-  options.literal_credentials = settings.literal_s3_credentials;
-  if (credential.has_value()) {
-    options.secret_name = credential->secret_name;
-    options.credential = credential->credential;
-  }
-  return options;
+absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, std::string_view ns,
+                                             std::string_view secret_name,
+                                             std::optional<CredentialProblem>* problem) {
+  problem->reset();
+  if (secret_name.empty()) return WorkerS3For(context.settings, std::nullopt);
+  absl::StatusOr<SecretCredential> credential =
+      S3CredentialReader(context.client).Read(ns, secret_name, problem);
+  if (!credential.ok()) return credential.status();
+  return WorkerS3For(context.settings, *credential);
 }
 
 std::string VersionWithCredential(std::string_view version, const SecretCredential& credential) {

@@ -71,10 +71,12 @@ class S3CredentialReader {
   kube::KubeClient* client_;
 };
 
-// The S3 part of a worker pod whose s3:// URLs use `credential` (nullopt: none), with the GM's
-// initializer image and literal-credentials settings.
-WorkerS3Options WorkerS3For(const ControllerSettings& settings,
-                            const std::optional<SecretCredential>& credential);
+// The S3 part of a worker pod whose s3:// URLs use Secret `secret_name` in `ns` ("" = none, no
+// read), with the GM's initializer image and literal-credentials settings; Read's errors and
+// `problem` otherwise.
+absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, std::string_view ns,
+                                             std::string_view secret_name,
+                                             std::optional<CredentialProblem>* problem);
 
 // The edge version of an object that carries `credential`: `version` + "/s" + the Secret's
 // resourceVersion, so rotating the Secret (same spec, same generation) re-sends the object.

@@ -185,6 +185,15 @@ std::string LabelValue(std::string_view value) {
   return absl::StrFormat("%s-%08x", ToAbsl(value.substr(0, 54)), Fnv1a64(value) & 0xffffffffULL);
 }
 
+bool UsesS3(const WorkerParams& params) {
+  for (const StorageMount& mount : params.mounts) {
+    for (const std::string& url : mount.urls) {
+      if (s3::IsS3Url(url)) return true;
+    }
+  }
+  return false;
+}
+
 std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type) {
   // Sedna's utilrand alphabet (no vowels, no confusable digits).
   static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";

@@ -108,6 +108,9 @@ struct WorkerParams {
   WorkerS3Options s3;                // the Secret and initializer image for s3:// mounts
 };
 
+// Whether any of `params.mounts` is an s3:// URL (then params.s3 matters).
+bool UsesS3(const WorkerParams& params);
+
 // Sedna's WORKER_NAME "<type>worker-<5 chars>", but stable (derived from the owner's uid) so a
 // Deployment template does not change — and roll out — on every reconcile.
 std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type);

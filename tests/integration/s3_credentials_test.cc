@@ -115,9 +115,9 @@ TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leak
   INFO(s3_started.status());
   REQUIRE(s3_started.ok());
   S3Server& s3 = **s3_started;
-  const s3::Credential credential{s3.endpoint(), false, S3Server::kAccessKeyId,
+  const ::nereid::s3::Credential credential{s3.endpoint(), false, S3Server::kAccessKeyId,
                                   S3Server::kSecretAccessKey};
-  s3::CurlS3Client store(s3::CurlS3Options{});
+  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
   REQUIRE(store.Put(credential, {"data", "sets/train.txt"}, "a\nb\nc\n").ok());
 
   cluster.StartGm();
