@@ -733,13 +733,7 @@ TEST_CASE("FL: Sedna's example with both transmitters: s3 wins, keys by secretKe
   Fixture f;
   const std::string key = "sEcReT-fl-DoNotLeak";
   f.env.Create(kube::resources::Secrets(),
-               {{"apiVersion", "v1"},
-                {"kind", "Secret"},
-                {"metadata",
-                 {{"name", "mysecret"},
-                  {"namespace", "default"},
-                  {"annotations", {{"s3-endpoint", "minio:9000"}, {"s3-usehttps", "0"}}}}},
-                {"stringData", {{"ACCESS_KEY_ID", "id"}, {"SECRET_ACCESS_KEY", key}}}});
+               testing::SednaS3Secret("mysecret", key, "default", "minio:9000"));
   const Json transmitter = {
       {"transmitter",
        {{"ws", Json::object()},

@@ -538,13 +538,7 @@ TEST_CASE("JI: an s3 Model's missing Secret is waited for; then the storage-init
   CHECK(f.env.client().Objects(Deployments()).empty());
 
   f.env.Create(kube::resources::Secrets(),
-               {{"apiVersion", "v1"},
-                {"kind", "Secret"},
-                {"metadata",
-                 {{"name", "mysecret"},
-                  {"namespace", "default"},
-                  {"annotations", {{"s3-endpoint", "minio:9000"}}}}},
-                {"stringData", {{"ACCESS_KEY_ID", "id"}, {"SECRET_ACCESS_KEY", "DoNotLeak"}}}});
+               testing::SednaS3Secret("mysecret", "DoNotLeak", "default", "minio:9000"));
   // Secrets are not watched: the service is looked at again after the recheck period.
   f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
   REQUIRE(f.Converges([&] { return f.Children(); }));

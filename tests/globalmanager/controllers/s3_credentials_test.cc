@@ -38,16 +38,8 @@ const kube::Resource& Secrets() { return kube::resources::Secrets(); }
 const kube::Resource& Datasets() { return api::resources::Datasets(); }
 const kube::Resource& Models() { return api::resources::Models(); }
 
-// A Secret in Sedna's format (stringData, as users write it).
-Json SednaSecret(const std::string& name, const std::string& ns = "default",
-                 const std::string& secret_key = kSecretKey) {
-  return Json{{"apiVersion", "v1"},
-              {"kind", "Secret"},
-              {"metadata",
-               {{"name", name},
-                {"namespace", ns},
-                {"annotations", {{"s3-endpoint", "127.0.0.1:9000"}, {"s3-usehttps", "0"}}}}},
-              {"stringData", {{"ACCESS_KEY_ID", kKeyId}, {"SECRET_ACCESS_KEY", secret_key}}}};
+Json SednaSecret(const std::string& name, const std::string& ns = "default") {
+  return testing::SednaS3Secret(name, kSecretKey, ns, "127.0.0.1:9000", kKeyId);
 }
 
 Json S3Dataset(const std::string& credential = "mysecret") {
