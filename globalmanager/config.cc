@@ -151,6 +151,12 @@ const std::map<std::string, Flag>& Flags() {
       {"kb-server",
        {false, StringSetter(&GmConfig::kb_server),
         "KB_SERVER injected into workers (http://localhost:9020)"}},
+      {"storage-initializer-image",
+       {false, StringSetter(&GmConfig::storage_initializer_image),
+        "init container fetching s3:// models/datasets (kubeedge/sedna-storage-initializer:v0.3.0)"}},
+      {"literal-s3-credentials",
+       {true, BoolSetter([](GmConfig& c) -> bool& { return c.literal_s3_credentials; }),
+        "copy S3 keys into worker env instead of secretKeyRef (weaker; default false)"}},
       {"min-resync-period-seconds",
        {false,
         IntSetter([](GmConfig& c, int64_t v) { c.min_resync_period_seconds = v; }, 0, 86400),
@@ -294,6 +300,8 @@ class FileLoader {
         {"kubeAPIQPS", "kube-api-qps"},
         {"kubeAPIBurst", "kube-api-burst"},
         {"logLevel", "log-level"},
+        {"storageInitializerImage", "storage-initializer-image"},
+        {"literalS3Credentials", "literal-s3-credentials"},
     };
     if (auto it = kScalarKeys.find(key); it != kScalarKeys.end()) {
       return Set(value, key, flags.at(it->second).set);

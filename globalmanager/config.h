@@ -64,6 +64,12 @@ struct GmConfig {
   // knowledgeBaseServer.server).
   std::string lc_server = "http://localhost:9100";
   std::string kb_server = "http://localhost:9020";
+  // Sedna's storage-initializer image for workers with s3:// models or datasets.
+  std::string storage_initializer_image = "kubeedge/sedna-storage-initializer:v0.3.0";
+  // Literal S3 keys in worker env instead of valueFrom.secretKeyRef. Weaker (the keys then sit in
+  // Pod and Deployment specs, readable by anyone who may get pods); only for edge runtimes that
+  // cannot resolve Secret references.
+  bool literal_s3_credentials = false;
   // Informer resync period: a random value in [min, 2·min) as Sedna's genResyncPeriod; 0 disables.
   int64_t min_resync_period_seconds = 30;
   LeaderElectionSettings leader_election;

@@ -225,6 +225,8 @@ absl::Status Daemon::StartLeaderWork() {
   context.clock = Clock::Real();
   context.settings.lc_server = config_.lc_server;
   context.settings.kb_server = config_.kb_server;
+  context.settings.storage_initializer_image = config_.storage_initializer_image;
+  context.settings.literal_s3_credentials = config_.literal_s3_credentials;
   context.settings.ns = config_.ns;
   context.settings.workers = config_.controller_workers;
   const ControllerRegistry registry =

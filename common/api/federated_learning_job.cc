@@ -163,10 +163,7 @@ std::vector<kube::StatusCause> FederatedLearningJob::Validate() const {
   }
   if (spec.transmitter.has_value()) {
     const Transmitter& t = *spec.transmitter;
-    if (t.ws && t.s3.has_value()) {
-      AddInvalid("spec.transmitter", "choose one transmitter: ws (the default) or s3, not both",
-                 &out);
-    }
+    // ws and s3 together: s3 wins, as in Sedna (its FL example sets both).
     if (t.s3.has_value()) {
       const std::string& path = t.s3->agg_data_path;
       if (path.empty()) {

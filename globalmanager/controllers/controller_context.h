@@ -26,6 +26,11 @@ struct ControllerSettings {
   std::string kb_server = "http://localhost:9020";  // KB_SERVER (lifelong learning)
   std::string ns;                                   // namespace watched; "" = all
   int workers = 2;                                  // reconcile workers per controller
+  // Sedna's storage-initializer image, for workers whose model or dataset is an s3:// URL.
+  std::string storage_initializer_image = "kubeedge/sedna-storage-initializer:v0.3.0";
+  // Copy S3 keys into worker env as literal values instead of secretKeyRef (weaker; for edge
+  // runtimes that cannot resolve Secret references).
+  bool literal_s3_credentials = false;
 };
 
 struct ControllerContext {

@@ -8,6 +8,7 @@
 #include "common/api/validation.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
+#include "common/net/storage_credential.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
@@ -47,7 +48,9 @@ absl::StatusOr<std::unique_ptr<DatasetController>> DatasetController::Create(
 }
 
 DatasetController::DatasetController(const ControllerContext& context)
-    : ReconcilingController("dataset", context), placements_(context.edge, "dataset") {
+    : ReconcilingController("dataset", context),
+      credentials_(context.client),
+      placements_(context.edge, "dataset") {
   datasets_ = Watch(api::resources::Datasets());
 }
 
@@ -73,7 +76,11 @@ absl::Status DatasetController::PrimeEdge() {
     std::vector<kube::StatusCause> causes;
     std::optional<api::DatasetSpec> spec = SpecOf(*object, &causes);
     if (!spec.has_value()) continue;
-    RETURN_IF_ERROR(Place(kube::Key(*object), *object, *spec));
+    std::optional<CredentialProblem> problem;
+    absl::StatusOr<std::optional<SecretCredential>> credential =
+        credentials_.ReadFor(kube::Namespace(*object), spec->url, spec->credential_name, &problem);
+    if (!credential.ok()) continue;  // Its reconcile reports (or retries) the credential.
+    RETURN_IF_ERROR(Place(kube::Key(*object), *object, *spec, *credential));
     ++placed;
   }
   LOG(INFO) << "dataset controller: " << placed << " datasets in the edge registry";
@@ -99,17 +106,39 @@ absl::StatusOr<kube::ReconcileResult> DatasetController::Reconcile(const std::st
     RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), *object, causes));
     return kube::ReconcileResult{};
   }
-  RETURN_IF_ERROR(Place(key, **object, *spec));
+  std::optional<CredentialProblem> problem;
+  absl::StatusOr<std::optional<SecretCredential>> credential =
+      credentials_.ReadFor(kube::Namespace(**object), spec->url, spec->credential_name, &problem);
+  if (problem.has_value()) {
+    // Without a usable credential the node could not count it: nothing is sent (and what was sent
+    // is withdrawn, so the node drops the old credential) until the Secret is fixed.
+    RETURN_IF_ERROR(placements_.Forget(key));
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), *object,
+                                      problem->reason, problem->message));
+    return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
+  }
+  if (!credential.ok()) return credential.status();
+  RETURN_IF_ERROR(Place(key, **object, *spec, *credential));
   RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Datasets(), *object));
+  // Secrets are not watched: look at the Secret again later (rotation, deletion).
+  if (credential->has_value()) {
+    return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
+  }
   return kube::ReconcileResult{};
 }
 
 absl::Status DatasetController::Place(const std::string& key, const Json& object,
-                                      const api::DatasetSpec& spec) {
+                                      const api::DatasetSpec& spec,
+                                      const std::optional<SecretCredential>& credential) {
   v1::Resource resource;
   *resource.mutable_ref() = EdgeRef(kKind, object);
-  resource.set_version(EdgeVersion(object));
+  resource.set_version(credential.has_value()
+                           ? VersionWithCredential(EdgeVersion(object), *credential)
+                           : EdgeVersion(object));
   v1::DatasetSpec* edge_spec = resource.mutable_dataset();
+  if (credential.has_value()) {
+    net::SetS3Credential(credential->credential, edge_spec->mutable_s3_credential());
+  }
   edge_spec->set_url(spec.url);
   edge_spec->set_format(spec.format);
   edge_spec->set_node_name(spec.node_name);

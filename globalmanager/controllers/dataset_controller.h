@@ -15,6 +15,10 @@
 //                                        SpecValid=False reason InvalidSpec with the causes,
 //                                        status.reason/message, Warning Event InvalidSpec; no retry
 //                                        (fixed when the user edits the spec: SpecValid=True)
+// S3 (s3_credentials.h): an s3:// Dataset with credentialName carries the Secret's credential in
+// DatasetSpec.s3_credential to its node only, its edge version folds in the Secret's
+// resourceVersion, and it is re-read every kCredentialRecheckPeriod; an unusable Secret
+// (CredentialsForbidden/NotFound/Invalid) is reported like an invalid spec and nothing is sent.
 // The node each Dataset was placed on is remembered (key → node), so a move or a delete removes it
 // from the right node; after a GM restart the hub's resync removes what the registry no longer has.
 //
@@ -43,6 +47,7 @@
 #include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
+#include "globalmanager/controllers/s3_credentials.h"
 
 namespace nereid::gm {
 
@@ -80,11 +85,14 @@ class DatasetController final : public ReconcilingController, public ReportSink 
   // `causes`.
   static std::optional<api::DatasetSpec> SpecOf(const kube::Json& object,
                                                 std::vector<kube::StatusCause>* causes);
-  // Upserts the valid `object` to its node (moving it if it was elsewhere).
+  // Upserts the valid `object` to its node (moving it if it was elsewhere), with the S3
+  // credential its credentialName names when it has one.
   absl::Status Place(const std::string& key, const kube::Json& object,
-                     const api::DatasetSpec& spec);
+                     const api::DatasetSpec& spec,
+                     const std::optional<SecretCredential>& credential);
 
   kube::SharedInformer* datasets_ = nullptr;
+  S3CredentialReader credentials_;
   EdgePlacements placements_;
 };
 

@@ -33,6 +33,8 @@ std::string EdgeVersion(const kube::Json& object,
 }
 
 std::optional<int64_t> GenerationOfVersion(std::string_view version) {
+  // A version that carries a Secret's resourceVersion (s3_credentials.h): "<generation>/s<rv>".
+  version = version.substr(0, version.find("/s"));
   int64_t generation = 0;
   if (version.empty() || !absl::SimpleAtoi(ToAbsl(version), &generation) || generation <= 0) {
     return std::nullopt;

@@ -31,7 +31,7 @@ std::string EdgeVersion(const kube::Json& object,
                         const google::protobuf::MessageLite& node_spec);
 
 // The generation a report's observed_version names, when it is one EdgeVersion made from a
-// generation.
+// generation (also with a Secret's resourceVersion folded in, VersionWithCredential).
 std::optional<int64_t> GenerationOfVersion(std::string_view version);
 
 // {kind, namespace, name, uid} of `object`.

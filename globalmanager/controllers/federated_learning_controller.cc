@@ -191,6 +191,9 @@ FlPlanInputs FederatedLearningController::Inputs(const std::string& ns) const {
   inputs.model = [models, ns](std::string_view name) { return models.Get(ns, name); };
   inputs.nodes = nodes_->GetLister().List();
   inputs.lc_server = context().settings.lc_server;
+  inputs.s3 = [this, ns](std::string_view secret_name, std::optional<CredentialProblem>* problem) {
+    return ReadWorkerS3(context(), ns, secret_name, problem);
+  };
   return inputs;
 }
 
@@ -199,7 +202,7 @@ absl::Status FederatedLearningController::PrimeEdge() {
   for (const ObjectPtr& object : jobs_->GetLister().List()) {
     if (kube::IsBeingDeleted(*object)) continue;
     FlPlan plan = PlanFederatedLearningJob(*object, Inputs(kube::Namespace(*object)));
-    if (!plan.invalid.empty()) continue;
+    if (!plan.invalid.empty() || plan.credential_problem.has_value()) continue;
     job::JobIdentity id = job::JobIdentity::FromObject(*object, Jobs());
     RETURN_IF_ERROR(Place(kube::Key(*object), *object, plan, children_.Pods(id)));
     ++placed;
@@ -229,6 +232,12 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     // appearing) re-reconciles. Pods of an earlier valid spec keep running.
     RETURN_IF_ERROR(RecordSpecInvalid(context(), Jobs(), object, plan.invalid));
     return kube::ReconcileResult{};
+  }
+  if (plan.credential_problem.has_value()) {
+    // A Secret the pods need cannot be read (Secrets are not watched: look again later).
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), Jobs(), object, plan.credential_problem->reason,
+                                      plan.credential_problem->message));
+    return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
   }
   RETURN_IF_ERROR(RecordSpecValid(context(), Jobs(), object));
 
@@ -302,6 +311,14 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     const Json* before = kube::FindPath(write->before, "conditions");
     const bool was_waiting = before != nullptr && before->is_array() && !before->empty() &&
                              kube::StringAt(before->back(), "reason") == fl_reasons::kNoMatchingNodes;
+    const bool first_write = before == nullptr || !before->is_array() || before->empty();
+    if (first_write && kube::FindPath(obj, "spec.transmitter.ws") != nullptr &&
+        kube::FindPath(obj, "spec.transmitter.s3") != nullptr) {
+      RecordEvent(context(), Jobs(), write->object, kube::EventType::kNormal,
+                  fl_reasons::kWsTransmitterIgnored,
+                  "spec.transmitter sets both ws and s3: s3 is used (TRANSMITTER=s3, "
+                  "AGG_DATA_PATH), ws is ignored, as in Sedna");
+    }
     if (!update.no_nodes_message.empty() && !was_waiting && !status.IsFinished()) {
       RecordEvent(context(), Jobs(), write->object, kube::EventType::kWarning,
                   fl_reasons::kNoMatchingNodes, update.no_nodes_message);

@@ -10,6 +10,8 @@
 #include "common/api/validation.h"
 #include "common/job/job_validation.h"
 #include "common/job/pod_builder.h"
+#include "common/s3/s3_url.h"
+#include "common/s3/storage_initializer.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/worker_template.h"
@@ -48,6 +50,15 @@ std::string UrlOf(const std::function<absl::StatusOr<kube::ObjectPtr>(std::strin
   }
   if (format != nullptr) *format = kube::StringAt(**object, "spec.format");
   return kube::StringAt(**object, "spec.url");
+}
+
+// The credentialName of the Dataset/Model `name` when its `url` is s3:// ("" otherwise).
+std::string CredentialNameOf(
+    const std::function<absl::StatusOr<kube::ObjectPtr>(std::string_view)>& lookup,
+    std::string_view name, std::string_view url) {
+  if (!lookup || !s3::IsS3Url(url)) return "";
+  absl::StatusOr<kube::ObjectPtr> object = lookup(name);
+  return object.ok() ? kube::StringAt(**object, "spec.credentialName") : "";
 }
 
 void AddBuildCauses(const absl::Status& status, std::vector<kube::StatusCause>* causes) {
@@ -243,8 +254,39 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   if (fl.transmitter.has_value() && fl.transmitter->s3.has_value()) {
     shared_mounts.push_back({std::string(env::kAggDataPath),
                              {fl.transmitter->s3->agg_data_path}, false, true,
-                             "spec.transmitter.s3.aggDataPath"});
+                             "spec.transmitter.s3.aggDataPath", /*download=*/false});
   }
+  // The S3 part of each pod: the one Secret its s3:// URLs name (read once per plan).
+  std::vector<std::string> shared_secrets = {
+      CredentialNameOf(inputs.model, plan.aggregation_model, model_url),
+      CredentialNameOf(inputs.model, plan.pretrained_model, pretrained_url)};
+  if (fl.transmitter.has_value() && fl.transmitter->s3.has_value()) {
+    shared_secrets.push_back(fl.transmitter->s3->credential_name);
+  }
+  std::map<std::string, WorkerS3Options> read_secrets;
+  auto s3_for = [&](std::vector<std::string> secrets, std::string_view field,
+                    WorkerS3Options* out) {
+    absl::StatusOr<std::string> secret = s3::SinglePodSecret(secrets);
+    if (!secret.ok()) {
+      api::AddInvalid(std::string(field), std::string(secret.status().message()), &invalid);
+      return false;
+    }
+    if (!inputs.s3) return true;
+    if (auto it = read_secrets.find(*secret); it != read_secrets.end()) {
+      *out = it->second;
+      return true;
+    }
+    std::optional<CredentialProblem> problem;
+    absl::StatusOr<WorkerS3Options> options = inputs.s3(*secret, &problem);
+    if (!options.ok()) {
+      plan.credential_problem = problem.value_or(
+          CredentialProblem{std::string(credential_reasons::kUnavailable),
+                            std::string(options.status().message())});
+      return false;
+    }
+    *out = read_secrets[*secret] = *std::move(options);
+    return true;
+  };
   auto base_env = [&]() {
     return std::vector<EnvVar>{{std::string(env::kNamespace), ns},
                                {std::string(env::kJobName), name},
@@ -259,6 +301,7 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   agg.env.push_back({std::string(env::kTransmitter), transmitter});
   agg.mounts = shared_mounts;
   agg.restart_policy = "OnFailure";
+  if (!s3_for(shared_secrets, "spec.aggregationWorker", &agg.s3)) return plan;
   absl::StatusOr<Json> agg_template = BuildWorkerTemplate(
       owner, fl.aggregation_worker.pod_template, agg, "spec.aggregationWorker.template");
   if (!agg_template.ok()) {
@@ -288,6 +331,12 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
     train.host_network = true;
     train.dns_policy = "ClusterFirstWithHostNet";
     train.restart_policy = "OnFailure";
+    std::vector<std::string> train_secrets = shared_secrets;
+    train_secrets.push_back(CredentialNameOf(inputs.dataset, t.dataset, datasets[t.worker_index].url));
+    if (!s3_for(std::move(train_secrets),
+                api::IndexPath("spec.trainingWorkers", t.worker_index), &train.s3)) {
+      return plan;
+    }
     // A selector-placed worker is pinned to its node; a nodeName template keeps its own.
     if (t.selected) train.node_name = t.node;
     absl::StatusOr<Json> built =

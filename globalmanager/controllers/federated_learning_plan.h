@@ -23,8 +23,12 @@
 // Every pod: NAMESPACE, JOB_NAME, LC_SERVER (WORKER_NAME = the pod's name is added per pod by the
 // controller), restartPolicy OnFailure unless set (Sedna's), Sedna's labels
 // federatedlearningjob.sedna.io/name|uid|worker-type (aggregation | train). Host-path URLs are
-// mounted with hostPath volumes under /home/data (worker_template.h); s3/http(s) URLs are passed in
-// the env var as they are (no storage-initializer image: the worker fetches them itself).
+// mounted with hostPath volumes under /home/data (worker_template.h); s3:// models and datasets are
+// fetched by Sedna's storage-initializer (worker_s3.h), AGG_DATA_PATH and http(s) URLs are passed
+// as they are. With both transmitters set, s3 wins (TRANSMITTER=s3), as in Sedna. The S3
+// credential env of a pod comes from the one Secret its s3:// URLs name (the Models', the
+// Dataset's, transmitter.s3.credentialName): two different ones are invalid; a Secret that cannot
+// be read is `credential_problem` (the controller reports its reason and retries later).
 //
 // Problems that creating pods cannot fix — a malformed spec or runPolicy, a missing template, an
 // unknown Dataset or Model, bad node selection, a name too long for the pod hostnames — are
@@ -34,6 +38,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -44,6 +49,8 @@
 #include "common/job/job_status.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
+#include "globalmanager/controllers/s3_credentials.h"
+#include "globalmanager/controllers/worker_s3.h"
 #include "nereid/edge/v1/resources.pb.h"
 
 namespace nereid::gm {
@@ -64,6 +71,10 @@ struct FlPlanInputs {
   std::function<absl::StatusOr<kube::ObjectPtr>(std::string_view name)> model;
   std::vector<kube::ObjectPtr> nodes;
   std::string lc_server;
+  // The S3 part of a pod whose s3:// URLs use Secret `secret_name` ("" = none). Unset: defaults.
+  std::function<absl::StatusOr<WorkerS3Options>(std::string_view secret_name,
+                                                std::optional<CredentialProblem>* problem)>
+      s3;
 };
 
 struct FlTrainingTask {
@@ -96,6 +107,8 @@ struct FlPlan {
   // placed on that node (other nodes' datasets are not its business).
   edge::v1::FederatedLearningJobSpec EdgeSpecFor(std::string_view node) const;
   std::string transmitter = "ws";
+  // A Secret the pods need could not be read: nothing is created (not an invalid spec).
+  std::optional<CredentialProblem> credential_problem;
 };
 
 // `job` is the FederatedLearningJob as the cache holds it.

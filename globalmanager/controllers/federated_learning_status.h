@@ -50,6 +50,8 @@ namespace fl_reasons {
 inline constexpr std::string_view kNoMatchingNodes = "NoMatchingNodes";
 inline constexpr std::string_view kSpecChanged = "SpecChanged";
 inline constexpr std::string_view kRoundReported = "RoundReported";
+// Both transmitters set: s3 is used (TRANSMITTER=s3), as in Sedna.
+inline constexpr std::string_view kWsTransmitterIgnored = "WsTransmitterIgnored";
 }  // namespace fl_reasons
 
 inline constexpr std::string_view kFlJobStatusField = "job";

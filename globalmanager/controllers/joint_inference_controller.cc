@@ -11,6 +11,7 @@
 #include "common/api/validation.h"
 #include "common/kube/event_recorder.h"
 #include "common/log/log.h"
+#include "common/s3/s3_url.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
@@ -18,6 +19,7 @@
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -156,6 +158,10 @@ std::vector<std::string> JointInferenceController::EdgeNodes(const std::string& 
   return {nodes.begin(), nodes.end()};
 }
 
+std::string_view JointInferenceController::WaitingReason(const Plan& plan) {
+  return plan.reason.empty() ? reasons::kModelNotFound : std::string_view(plan.reason);
+}
+
 void JointInferenceController::Record(const Json& object, kube::EventType type,
                                       std::string_view reason, std::string_view message) const {
   RecordEvent(context(), Services(), object, type, reason, message);
@@ -194,24 +200,49 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
   const std::string ns = kube::Namespace(object);
   JiModelUrls urls;
   std::vector<std::string> missing;
-  auto url_of = [&](const std::string& name, std::string* url) {
+  std::string edge_credential;
+  std::string cloud_credential;
+  auto url_of = [&](const std::string& name, std::string* url, std::string* credential_name) {
     absl::StatusOr<kube::ObjectPtr> model = models_->GetLister().Get(ns, name);
     if (!model.ok()) {
       missing.push_back(absl::StrCat("model \"", name, "\" not found in namespace ", ns));
       return;
     }
     *url = kube::StringAt(**model, "spec.url");
+    *credential_name = kube::StringAt(**model, "spec.credentialName");
   };
-  url_of(plan.service.spec.edge_worker.model.name, &urls.edge);
+  url_of(plan.service.spec.edge_worker.model.name, &urls.edge, &edge_credential);
   if (plan.service.spec.cloud_worker.model.name != plan.service.spec.edge_worker.model.name ||
       missing.empty()) {
-    url_of(plan.service.spec.cloud_worker.model.name, &urls.cloud);
+    url_of(plan.service.spec.cloud_worker.model.name, &urls.cloud, &cloud_credential);
   }
   if (!missing.empty()) {
     std::sort(missing.begin(), missing.end());
     missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
     plan.kind = Plan::Kind::kWaiting;
     plan.message = absl::StrCat(Lines(missing), "; waiting for it to be created");
+    return plan;
+  }
+  // The Secret each Model names (s3:// models only), for the workers' storage-initializer.
+  auto storage_of = [&](const std::string& url, const std::string& credential_name,
+                        WorkerS3Options* out) {
+    std::optional<CredentialProblem> problem;
+    absl::StatusOr<WorkerS3Options> credential = ReadWorkerS3(
+        context(), ns, s3::IsS3Url(url) ? credential_name : std::string(), &problem);
+    if (credential.ok()) {
+      *out = *std::move(credential);
+      return true;
+    }
+    plan.kind = Plan::Kind::kWaiting;
+    // A transient API error also waits (and is looked at again after the recheck period).
+    plan.reason =
+        problem.has_value() ? problem->reason : std::string(credential_reasons::kUnavailable);
+    plan.message =
+        problem.has_value() ? problem->message : std::string(credential.status().message());
+    return false;
+  };
+  if (!storage_of(urls.edge, edge_credential, &urls.edge_s3) ||
+      !storage_of(urls.cloud, cloud_credential, &urls.cloud_s3)) {
     return plan;
   }
 
@@ -276,12 +307,16 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
       state = StateOf(*object, plan.children);
     } else {
       state.phase = std::string(invalid ? api::ji_phases::kFailed : api::ji_phases::kPending);
-      state.reason = std::string(invalid ? kInvalidSpecReason : reasons::kModelNotFound);
+      state.reason = std::string(invalid ? kInvalidSpecReason : WaitingReason(plan));
       state.message = plan.message;
     }
     RETURN_IF_ERROR(WriteState(object, state,
-                               invalid ? kInvalidSpecReason : reasons::kModelNotFound,
+                               invalid ? kInvalidSpecReason : WaitingReason(plan),
                                plan.message));
+    // Secrets are not watched: a Secret problem is looked at again after a while.
+    if (!plan.reason.empty()) {
+      return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
+    }
     return kube::ReconcileResult{};
   }
 

@@ -81,6 +81,7 @@ class JointInferenceController final : public ReconcilingController, public Repo
     Kind kind = Kind::kReady;
     std::vector<kube::StatusCause> causes;  // kInvalid
     std::string message;                    // kInvalid / kWaiting, for the user
+    std::string reason;                     // kWaiting: "" = ModelNotFound, or a Secret problem
     api::JointInferenceService service;
     JiChildren children;
   };
@@ -88,6 +89,8 @@ class JointInferenceController final : public ReconcilingController, public Repo
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
   Plan MakePlan(const kube::Json& object) const;
+  // The status reason of a kWaiting plan.
+  static std::string_view WaitingReason(const Plan& plan);
   // Creates/updates/deletes children. Problems the user must fix (a child the API server refuses
   // as invalid, a name taken by someone else) go to `problems`; other API errors are returned.
   absl::Status SyncChildren(const kube::Json& object, const JiChildren& children,

@@ -57,12 +57,14 @@ struct WorkerInput {
   std::string model_name;
   std::string model_url;
   std::vector<EnvVar> env;
+  WorkerS3Options s3;
 };
 
 absl::StatusOr<Json> BuildTemplate(const WorkerOwner& owner, const WorkerInput& in,
                                    std::string_view lc_server, std::string_view node) {
   WorkerParams params;
   params.worker_type = std::string(in.type);
+  params.s3 = in.s3;
   params.env = BaseWorkerEnv(owner, in.type, lc_server);
   params.env.insert(params.env.end(), in.env.begin(), in.env.end());
   params.mounts.push_back({std::string(api::env::kModelUrl), {in.model_url}, /*read_only=*/false,
@@ -141,7 +143,8 @@ absl::StatusOr<JiChildren> BuildJointInferenceChildren(const Json& object,
 
   // Cloud worker.
   WorkerInput cloud_in{kCloud, "spec.cloudWorker", &cloud.pod_template, cloud.model.name,
-                       models.cloud, {{std::string(api::env::kBigModelBindPort), port}}};
+                       models.cloud, {{std::string(api::env::kBigModelBindPort), port}},
+                       models.cloud_s3};
   absl::StatusOr<Json> cloud_template = BuildTemplate(owner, cloud_in, lc_server, "");
   std::vector<kube::StatusCause> causes;
   if (!cloud_template.ok()) {
@@ -163,7 +166,8 @@ absl::StatusOr<JiChildren> BuildJointInferenceChildren(const Json& object,
        {std::string(api::env::kHemName), edge.hard_example_mining.name},
        {std::string(api::env::kHemParameters),
         HemParametersJson(edge.hard_example_mining.parameters,
-                          hem_params != nullptr && hem_params->is_array())}}};
+                          hem_params != nullptr && hem_params->is_array())}},
+      models.edge_s3};
   std::vector<std::string> edge_nodes;  // "" = the single edge Deployment
   if (edge_placement.mode == Placement::Mode::kSelector) {
     edge_nodes = edge_placement.nodes;

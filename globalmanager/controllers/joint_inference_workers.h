@@ -57,6 +57,9 @@ std::string EdgeDeploymentName(std::string_view service_name, std::string_view n
 struct JiModelUrls {
   std::string edge;   // spec.url of the edge worker's Model
   std::string cloud;  // spec.url of the cloud worker's Model
+  // The S3 storage of each worker (its Model's credentialName, the GM's initializer image).
+  WorkerS3Options edge_s3;
+  WorkerS3Options cloud_s3;
 };
 
 struct JiDeployment {

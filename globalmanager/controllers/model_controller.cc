@@ -11,6 +11,8 @@
 #include "common/api/validation.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
+#include "common/net/storage_credential.h"
+#include "common/s3/s3_url.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
@@ -55,7 +57,9 @@ absl::StatusOr<std::unique_ptr<ModelController>> ModelController::Create(
 }
 
 ModelController::ModelController(const ControllerContext& context)
-    : ReconcilingController("model", context), placements_(context.edge, "model") {
+    : ReconcilingController("model", context),
+      credential_reader_(context.client),
+      placements_(context.edge, "model") {
   models_ = Watch(api::resources::Models());
 }
 
@@ -159,6 +163,11 @@ void ModelController::Changed(const std::set<std::string>& keys) {
 // Edge registry
 
 absl::Status ModelController::PrimeEdge() {
+  for (const kube::ObjectPtr& object : models_->GetLister().List()) {
+    // An unusable Secret leaves the Model unplaced; its reconcile reports it.
+    absl::StatusOr<std::optional<CredentialProblem>> problem = RefreshCredential(*object);
+    if (!problem.ok()) LOG(WARNING) << "model " << kube::Key(*object) << ": " << problem.status();
+  }
   absl::MutexLock lock(&mu_);
   for (const kube::ObjectPtr& object : models_->GetLister().List()) {
     RETURN_IF_ERROR(PlaceLocked(kube::Key(*object)));
@@ -167,6 +176,23 @@ absl::Status ModelController::PrimeEdge() {
   for (const auto& [key, nodes] : needs_) RETURN_IF_ERROR(PlaceLocked(key));
   LOG(INFO) << "model controller: " << placements_.size() << " models in the edge registry";
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<CredentialProblem>> ModelController::RefreshCredential(
+    const Json& object) {
+  const std::string key = kube::Key(object);
+  std::optional<CredentialProblem> problem;
+  absl::StatusOr<std::optional<SecretCredential>> credential = credential_reader_.ReadFor(
+      kube::Namespace(object), kube::StringAt(object, "spec.url"),
+      kube::StringAt(object, "spec.credentialName"), &problem);
+  if (!credential.ok() && !problem.has_value()) return credential.status();
+  absl::MutexLock lock(&mu_);
+  if (credential.ok()) {
+    credentials_[key] = *std::move(credential);
+  } else {
+    credentials_.erase(key);
+  }
+  return problem;
 }
 
 absl::Status ModelController::Place(const std::string& key) {
@@ -186,7 +212,14 @@ absl::Status ModelController::PlaceLocked(const std::string& key) {
   std::vector<kube::StatusCause> causes;
   std::optional<api::ModelSpec> spec;
   if (object != nullptr && !kube::IsBeingDeleted(*object)) spec = SpecOf(*object, &causes);
-  if (!spec.has_value()) return placements_.Forget(key);
+  if (!spec.has_value()) {
+    credentials_.erase(key);
+    return placements_.Forget(key);
+  }
+  auto credential = credentials_.find(key);
+  if (credential == credentials_.end() && !spec->credential_name.empty()) {
+    return placements_.Forget(key);  // Its Secret is not read yet, or unusable.
+  }
   std::set<std::string> nodes;
   if (auto it = needs_.find(key); it != needs_.end()) {
     for (const auto& [node, requesters] : it->second) nodes.insert(node);
@@ -196,6 +229,10 @@ absl::Status ModelController::PlaceLocked(const std::string& key) {
   *resource.mutable_ref() = EdgeRef(kKind, *object);
   resource.set_version(EdgeVersion(*object));
   v1::ModelSpec* edge_spec = resource.mutable_model();
+  if (credential != credentials_.end() && credential->second.has_value()) {
+    resource.set_version(VersionWithCredential(resource.version(), *credential->second));
+    net::SetS3Credential(credential->second->credential, edge_spec->mutable_s3_credential());
+  }
   edge_spec->set_url(spec->url);
   edge_spec->set_format(spec->format);
   edge_spec->set_sha256(absl::AsciiStrToLower(spec->sha256));
@@ -208,20 +245,31 @@ absl::Status ModelController::PlaceLocked(const std::string& key) {
 // Reconcile
 
 absl::StatusOr<kube::ReconcileResult> ModelController::Reconcile(const std::string& key) {
-  RETURN_IF_ERROR(Place(key));
   absl::StatusOr<kube::ObjectPtr> object = models_->GetLister().GetByKey(key);
-  if (!object.ok()) {
-    if (absl::IsNotFound(object.status())) return kube::ReconcileResult{};
-    return object.status();
+  if (!object.ok() || kube::IsBeingDeleted(**object)) {
+    RETURN_IF_ERROR(Place(key));
+    if (!object.ok() && !absl::IsNotFound(object.status())) return object.status();
+    return kube::ReconcileResult{};
   }
-  if (kube::IsBeingDeleted(**object)) return kube::ReconcileResult{};
   std::vector<kube::StatusCause> causes;
-  if (!SpecOf(**object, &causes).has_value()) {
+  std::optional<api::ModelSpec> spec = SpecOf(**object, &causes);
+  if (!spec.has_value()) {
+    RETURN_IF_ERROR(Place(key));
     RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Models(), *object, causes));
-  } else {
-    RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Models(), *object));
+    return kube::ReconcileResult{};
   }
-  return kube::ReconcileResult{};
+  ASSIGN_OR_RETURN(std::optional<CredentialProblem> problem, RefreshCredential(**object));
+  RETURN_IF_ERROR(Place(key));
+  const bool has_credential = !spec->credential_name.empty() && s3::IsS3Url(spec->url);
+  const kube::ReconcileResult recheck{
+      .requeue_after = has_credential ? kCredentialRecheckPeriod : absl::ZeroDuration()};
+  if (problem.has_value()) {
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Models(), *object,
+                                      problem->reason, problem->message));
+    return recheck;
+  }
+  RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Models(), *object));
+  return recheck;
 }
 
 // ---------------------------------------------------------------------------------------------

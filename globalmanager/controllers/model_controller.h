@@ -14,6 +14,13 @@
 // (invalid: SpecValid=False + Warning Event, spec_validity.h). Needs for a Model that does not
 // exist (yet) are kept and take effect when it appears.
 //
+// S3 (s3_credentials.h): an s3:// Model with credentialName carries its Secret's credential in
+// ModelSpec.s3_credential to the nodes it is sent to, with the Secret's resourceVersion in its
+// edge version. The Secret is read by Reconcile (every kCredentialRecheckPeriod), never under the
+// lock other controllers' requirement calls take; until it is read, or while it is unusable
+// (CredentialsForbidden/NotFound/Invalid: SpecValid=False + Warning Event), the Model is sent
+// nowhere.
+//
 // Reports (ReportSink for kind "Model"): a ModelStatus becomes status.verified, status.sha256,
 // status.updateTime, reason/message (cleared when verified), observedGeneration and the condition
 // Verified=True|False (reason: the LC's, e.g. DigestMismatch, DownloadFailed, PathNotFound);
@@ -38,6 +45,7 @@
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
 
@@ -86,6 +94,9 @@ class ModelController final : public ReconcilingController,
   // The spec of `object` when it can be sent; else its problems in `causes`.
   static std::optional<api::ModelSpec> SpecOf(const kube::Json& object,
                                               std::vector<kube::StatusCause>* causes);
+  // Reads the credential `object` names into credentials_ (or erases it); the problem, if any.
+  absl::StatusOr<std::optional<CredentialProblem>> RefreshCredential(const kube::Json& object)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Brings the registry in line with the Model in the cache and the current needs.
   absl::Status Place(const std::string& key);
   absl::Status PlaceLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -98,6 +109,10 @@ class ModelController final : public ReconcilingController,
   std::map<std::string, std::map<std::string, std::set<std::string>>> needs_ ABSL_GUARDED_BY(mu_);
   // requester -> what it needs (to replace or release it all).
   std::map<std::string, std::set<ModelNeed>> by_requester_ ABSL_GUARDED_BY(mu_);
+  // model key -> the credential it carries (nullopt: it needs none). A key with a credentialName
+  // that is missing here is not placed.
+  std::map<std::string, std::optional<SecretCredential>> credentials_ ABSL_GUARDED_BY(mu_);
+  S3CredentialReader credential_reader_;
   // Guarded by mu_ too: PlaceLocked decides from needs_ and syncs under one lock.
   EdgePlacements placements_;
 };

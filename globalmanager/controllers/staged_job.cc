@@ -16,8 +16,11 @@ void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::str
            std::string what, bool read_only, bool is_dir) {
   std::erase(urls, "");
   if (urls.empty()) return;
-  params->mounts.push_back(
-      StorageMount{std::string(env_name), std::move(urls), read_only, is_dir, std::move(what)});
+  // A writable directory is a round's output: the worker writes it (an s3:// one is not fetched by
+  // the storage-initializer, as Sedna's outputDir); everything else is an input to fetch.
+  const bool output = is_dir && !read_only;
+  params->mounts.push_back(StorageMount{std::string(env_name), std::move(urls), read_only, is_dir,
+                                        std::move(what), /*download=*/!output});
 }
 
 std::vector<std::string> StagedJob::ModelNames() const {

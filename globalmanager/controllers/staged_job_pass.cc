@@ -12,6 +12,7 @@
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/stage_data.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -172,6 +173,18 @@ absl::Status StagedJobController::Pass::RunStage() {
   params.host_network = true;
   params.restart_policy = "OnFailure";
   params.node_name = PinnedNode(user_template, refs_.dataset_node);
+  // The job's credentialName (Sedna's: for outputDir and the stage's s3 inputs), read only when
+  // the pod has an s3:// URL.
+  std::optional<CredentialProblem> problem;
+  absl::StatusOr<WorkerS3Options> s3 = ReadWorkerS3(
+      c_->context(), owner_.ns, UsesS3(params) ? job_.credential_name : "", &problem);
+  if (!s3.ok() && !problem.has_value()) return s3.status();  // Transient: retried.
+  if (problem.has_value()) {
+    facts_.run = stages::RunPhase::kFailed;
+    facts_.run_message = absl::StrCat(problem->reason, ": ", problem->message);
+    return absl::OkStatus();
+  }
+  params.s3 = *std::move(s3);
   absl::StatusOr<Json> tmpl = BuildWorkerTemplate(
       owner_, user_template, params,
       stage == stages::kTrain ? "spec.trainSpec.template" : "spec.evalSpec.template");

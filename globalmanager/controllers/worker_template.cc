@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
+#include "common/s3/s3_url.h"
 #include "common/strings/absl_compat.h"
 
 namespace nereid::gm {
@@ -184,6 +185,15 @@ std::string LabelValue(std::string_view value) {
   return absl::StrFormat("%s-%08x", ToAbsl(value.substr(0, 54)), Fnv1a64(value) & 0xffffffffULL);
 }
 
+bool UsesS3(const WorkerParams& params) {
+  for (const StorageMount& mount : params.mounts) {
+    for (const std::string& url : mount.urls) {
+      if (s3::IsS3Url(url)) return true;
+    }
+  }
+  return false;
+}
+
 std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type) {
   // Sedna's utilrand alphabet (no vowels, no confusable digits).
   static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -264,9 +274,19 @@ absl::StatusOr<Json> BuildWorkerTemplate(const WorkerOwner& owner,
 
   std::vector<EnvVar> env = params.env;
   bool host_mount = false;
+  std::vector<s3::ResolvedUrl> s3_downloads;
+  bool s3_in_workers = false;
   for (const StorageMount& mount : params.mounts) {
     std::vector<std::string> values;
     for (const std::string& url : mount.urls) {
+      if (s3::IsS3Url(url)) {
+        s3::ResolvedUrl resolved =
+            s3::ResolveMountUrl({.url = url, .download_by_initializer = mount.download});
+        if (!resolved.download_src.empty()) s3_downloads.push_back(resolved);
+        s3_in_workers = s3_in_workers || s3::NeedsCredentialInWorkers(resolved);
+        values.push_back(resolved.container_path.empty() ? url : resolved.container_path);
+        continue;
+      }
       if (!IsHostPath(url)) {
         values.push_back(url);
         continue;
@@ -285,6 +305,7 @@ absl::StatusOr<Json> BuildWorkerTemplate(const WorkerOwner& owner,
     env.push_back({std::string(api::env::kDataPathPrefix), std::string(api::paths::kHostDataPrefix)});
   }
   AppendEnv(&spec, env);
+  AddS3Storage(&spec, s3_downloads, s3_in_workers, params.s3);
 
   if (params.host_network.has_value()) SetIfUnset(&spec, "hostNetwork", *params.host_network);
   if (!params.restart_policy.empty()) SetIfUnset(&spec, "restartPolicy", params.restart_policy);

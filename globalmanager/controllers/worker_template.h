@@ -21,8 +21,12 @@
 //                      of its parent directory (the directory itself when is_dir), mounted in
 //                      every container at /home/data<dir>, the env var set to /home/data<url>
 //                      and DATA_PATH_PREFIX=/home/data (Sedna's storage-initializer layout);
-//                      http(s):// and s3:// URLs are passed in the env var as they are (no
-//                      storage-initializer image: the worker downloads them itself). Several URLs
+//                      an s3:// URL the worker reads (download) is fetched by Sedna's
+//                      storage-initializer init container into /downloads/<bucket>/<key>, which
+//                      the env var names (worker_s3.h, with params.s3's Secret as secretKeyRef
+//                      env); other s3:// URLs (outputs) and http(s):// URLs are passed in the env
+//                      var as they are, an s3 output with the credential env in every
+//                      container. Several URLs
 //                      for one env var are joined by ';' (MODEL_URLS). Other URLs are refused.
 //                      A container that already mounts something at the path keeps its mount.
 //             defaults hostNetwork, restartPolicy, dnsPolicy only when the template leaves them
@@ -50,6 +54,7 @@
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
 #include "globalmanager/controllers/content_hash.h"
+#include "globalmanager/controllers/worker_s3.h"
 
 namespace nereid::gm {
 
@@ -83,6 +88,9 @@ struct StorageMount {
   bool is_dir = false;  // the URL names a directory: mount it, not its parent
   // For error messages: what the URL is, e.g. "model \"big\" (spec.url)".
   std::string what = "storage URL";
+  // Whether an s3:// URL is fetched by the storage-initializer (models, datasets) or used by the
+  // worker itself (outputs, FL aggDataPath: passed as is, with the credential env).
+  bool download = true;
 };
 
 struct WorkerParams {
@@ -97,7 +105,11 @@ struct WorkerParams {
   std::string restart_policy;        // only when unset ("" = leave alone)
   std::string dns_policy;            // only when unset
   std::string node_name;             // when non-empty: spec.nodeName
+  WorkerS3Options s3;                // the Secret and initializer image for s3:// mounts
 };
+
+// Whether any of `params.mounts` is an s3:// URL (then params.s3 matters).
+bool UsesS3(const WorkerParams& params);
 
 // Sedna's WORKER_NAME "<type>worker-<5 chars>", but stable (derived from the owner's uid) so a
 // Deployment template does not change — and roll out — on every reconcile.

@@ -268,6 +268,25 @@ TEST_CASE("deploy: RBAC is least privilege") {
   CHECK(lc_sa["automountServiceAccountToken"] == false);
 }
 
+TEST_CASE("deploy: the optional S3 Role grants only get on secrets, in one namespace") {
+  auto docs = api::YamlFileToJson(kDeploy + "/optional/s3-credentials-rbac.yaml");
+  INFO(docs.status().ToString());
+  REQUIRE(docs.ok());
+  REQUIRE(docs->size() == 2);
+  const Json& role = (*docs)[0];
+  const Json& binding = (*docs)[1];
+  CHECK(role["kind"] == "Role");  // Namespaced: never a ClusterRole.
+  REQUIRE(role["rules"].size() == 1);
+  CHECK(role["rules"][0]["resources"] == Json::array({"secrets"}));
+  CHECK(role["rules"][0]["verbs"] == Json::array({"get"}));  // No list, no watch.
+  CHECK(binding["kind"] == "RoleBinding");
+  CHECK(binding["roleRef"]["name"] == kube::Name(role));
+  CHECK(binding["subjects"][0]["name"] == "nereid-gm");
+  CHECK(binding["subjects"][0]["namespace"] == "sedna");
+  // Not part of the default install.
+  for (const Json& r : OfKind("Role")) CHECK(kube::Name(r) != kube::Name(role));
+}
+
 TEST_CASE("deploy: every container has resources, probes and a locked-down securityContext") {
   auto templates = PodTemplates();
   REQUIRE(templates.size() == 2);

@@ -128,6 +128,19 @@ kube::Json DatasetObject(const std::string& name, const std::string& node, const
                     {"spec", {{"url", url}, {"format", format}, {"nodeName", node}}}};
 }
 
+kube::Json SednaS3Secret(const std::string& name, const std::string& secret_access_key,
+                         const std::string& ns, const std::string& endpoint,
+                         const std::string& access_key_id) {
+  return kube::Json{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", ns},
+        {"annotations", {{"s3-endpoint", endpoint}, {"s3-usehttps", "0"}}}}},
+      {"stringData", {{"ACCESS_KEY_ID", access_key_id}, {"SECRET_ACCESS_KEY", secret_access_key}}}};
+}
+
 kube::Json ModelObject(const std::string& name, const std::string& url, const std::string& sha256) {
   kube::Json spec = {{"url", url}, {"format", "pb"}};
   if (!sha256.empty()) spec["sha256"] = sha256;

@@ -67,6 +67,11 @@ class ControllerEnv {
 kube::Json DatasetObject(const std::string& name, const std::string& node,
                          const std::string& url = "/data/train.txt",
                          const std::string& format = "txt");
+// A Secret in Sedna's S3 format (annotations s3-endpoint, s3-usehttps "0"; stringData keys).
+kube::Json SednaS3Secret(const std::string& name, const std::string& secret_access_key,
+                         const std::string& ns = "default",
+                         const std::string& endpoint = "127.0.0.1:9000",
+                         const std::string& access_key_id = "AKIDEXAMPLEKEYID0001");
 // A Model manifest.
 kube::Json ModelObject(const std::string& name, const std::string& url = "/models/m.pb",
                        const std::string& sha256 = "");

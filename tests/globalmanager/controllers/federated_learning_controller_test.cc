@@ -729,5 +729,42 @@ TEST_CASE("FL: a deleted job is withdrawn from every node; existing jobs are pri
   controller->Stop();
 }
 
+TEST_CASE("FL: Sedna's example with both transmitters: s3 wins, keys by secretKeyRef, an Event") {
+  Fixture f;
+  const std::string key = "sEcReT-fl-DoNotLeak";
+  f.env.Create(kube::resources::Secrets(),
+               testing::SednaS3Secret("mysecret", key, "default", "minio:9000"));
+  const Json transmitter = {
+      {"transmitter",
+       {{"ws", Json::object()},
+        {"s3", {{"aggDataPath", "s3://bucket/agg"}, {"credentialName", "mysecret"}}}}}};
+  f.env.Create(Jobs(), TwoNodeJob(transmitter));
+  REQUIRE(f.WaitPods(kTwoNodePods));
+  for (const auto& [name, pod] : f.Pods()) {
+    INFO(name);
+    std::map<std::string, Json> env;
+    for (const Json& e : pod["spec"]["containers"][0]["env"]) env[e["name"]] = e;
+    CHECK(env["TRANSMITTER"]["value"] == "s3");
+    CHECK(env["AGG_DATA_PATH"]["value"] == "s3://bucket/agg");
+    CHECK(env["S3_ENDPOINT_URL"]["value"] == "http://minio:9000");
+    CHECK(env["SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"] == "mysecret");
+    CHECK(pod.dump().find(key) == std::string::npos);
+  }
+  REQUIRE(Eventually([&] { return f.env.Events("fl1", "WsTransmitterIgnored").size() == 1; }));
+
+  SECTION("a Secret that does not exist: CredentialsNotFound, no pods for that job") {
+    f.env.Create(Jobs(), FlJob("fl2", Json::array({TrainingWorker("ds0", {{"nodeName", "edge-0"}})}),
+                               {{"transmitter",
+                                 {{"s3", {{"aggDataPath", "s3://bucket/agg"},
+                                          {"credentialName", "absent"}}}}}}));
+    REQUIRE(f.WaitStatus(
+        [](const Json& s) { return ConditionIs(s, kSpecValidCondition, "False"); }, "fl2"));
+    CHECK(FindStatusCondition(f.Status("fl2"), kSpecValidCondition)->reason ==
+          "CredentialsNotFound");
+    CHECK(f.Pods("fl2").empty());
+    REQUIRE(Eventually([&] { return f.env.Events("fl2", "CredentialsNotFound").size() == 1; }));
+  }
+}
+
 }  // namespace
 }  // namespace nereid::gm

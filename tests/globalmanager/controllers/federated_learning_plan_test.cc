@@ -129,6 +129,60 @@ TEST_CASE("plan: one aggregation task and one task per training worker, defaults
   CHECK(plan.EdgeSpecFor("elsewhere").training_workers_size() == 0);
 }
 
+TEST_CASE("plan: both transmitters (Sedna's example): s3 wins, its Secret in every pod") {
+  World w;
+  w.datasets["s3ds"] = Object("Dataset", "s3ds", {{"url", "s3://bucket/train.txt"},
+                                                  {"format", "txt"},
+                                                  {"credentialName", "mysecret"}});
+  Json job = Job("fl", Json::array({Training("s3ds", {{"nodeName", "n0"}})}),
+                 {{"transmitter",
+                   {{"ws", Json::object()},
+                    {"s3", {{"aggDataPath", "s3://bucket/agg"}, {"credentialName", "mysecret"}}}}}});
+  FlPlanInputs inputs = w.Inputs();
+  std::vector<std::string> asked;
+  inputs.s3 = [&](std::string_view secret, std::optional<CredentialProblem>*)
+      -> absl::StatusOr<WorkerS3Options> {
+    asked.emplace_back(secret);
+    WorkerS3Options options;
+    options.secret_name = std::string(secret);
+    options.credential = {"minio:9000", false, "id-literal", "key-literal"};
+    return options;
+  };
+  FlPlan plan = PlanFederatedLearningJob(job, inputs);
+  INFO(Causes(plan));
+  REQUIRE(plan.invalid.empty());
+  CHECK(plan.transmitter == "s3");
+  CHECK(asked == std::vector<std::string>{"mysecret"});  // Read once for all pods.
+  for (const job::Task& task : plan.spec.tasks) {
+    std::map<std::string, std::string> env = EnvOf(task.pod_template);
+    CHECK(env["TRANSMITTER"] == "s3");
+    CHECK(env["AGG_DATA_PATH"] == "s3://bucket/agg");
+    CHECK(env["S3_ENDPOINT_URL"] == "http://minio:9000");
+    CHECK(env.count("SECRET_ACCESS_KEY") == 1);  // By secretKeyRef: no value.
+    CHECK(task.pod_template.dump().find("key-literal") == std::string::npos);
+  }
+  CHECK(EnvOf(plan.spec.tasks[1].pod_template)["TRAIN_DATASET_URL"] == "/downloads/bucket/train.txt");
+
+  SECTION("two different Secrets for one pod are refused") {
+    w.datasets["s3ds"]["spec"]["credentialName"] = "other";
+    inputs.dataset = w.Inputs().dataset;
+    FlPlan refused = PlanFederatedLearningJob(job, inputs);
+    REQUIRE(refused.invalid.size() == 1);
+    CHECK(refused.invalid[0].message.find("two Secrets") != std::string::npos);
+  }
+  SECTION("a Secret that cannot be read is a credential problem, not an invalid spec") {
+    inputs.s3 = [](std::string_view, std::optional<CredentialProblem>* problem)
+        -> absl::StatusOr<WorkerS3Options> {
+      *problem = CredentialProblem{"CredentialsForbidden", "may not read"};
+      return absl::FailedPreconditionError("may not read");
+    };
+    FlPlan waiting = PlanFederatedLearningJob(job, inputs);
+    CHECK(waiting.invalid.empty());
+    REQUIRE(waiting.credential_problem.has_value());
+    CHECK(waiting.credential_problem->reason == "CredentialsForbidden");
+  }
+}
+
 TEST_CASE("plan: transmitter s3, pretrained model and URL kinds") {
   World w;
   w.datasets["web"] = Object("Dataset", "web", {{"url", "https://host/d.txt"}, {"format", "txt"}});
@@ -144,10 +198,11 @@ TEST_CASE("plan: transmitter s3, pretrained model and URL kinds") {
   std::map<std::string, std::string> agg = EnvOf(plan.spec.tasks[0].pod_template);
   CHECK(agg["TRANSMITTER"] == "s3");
   CHECK(agg["AGG_DATA_PATH"] == "s3://bucket/agg");
-  CHECK(agg["PRETRAINED_MODEL_URL"] == "s3://bucket/pre.pb");
+  CHECK(agg["PRETRAINED_MODEL_URL"] == "/downloads/bucket/pre.pb");  // storage-initializer
   std::map<std::string, std::string> web = EnvOf(plan.spec.tasks[1].pod_template);
   CHECK(web["TRAIN_DATASET_URL"] == "https://host/d.txt");  // Passed as is, nothing mounted.
   for (const Json& v : plan.spec.tasks[1].pod_template["spec"]["volumes"]) {
+    if (!v.contains("hostPath")) continue;  // The storage-initializer's /downloads.
     CHECK(kube::StringAt(v, "hostPath.path") == "/models");  // The model's; not the dataset's.
   }
   std::map<std::string, std::string> dir = EnvOf(plan.spec.tasks[2].pod_template);

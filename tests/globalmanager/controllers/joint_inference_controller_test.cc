@@ -11,6 +11,7 @@
 
 #include "common/api/sedna_contract.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "tests/fakes/eventually.h"
@@ -519,6 +520,34 @@ TEST_CASE("JI: an unknown Model is waited for, then the service starts") {
   int spec_valid = 0;
   for (const Json& c : conditions) spec_valid += c["type"] == "SpecValid" ? 1 : 0;
   CHECK(spec_valid == 1);
+}
+
+TEST_CASE("JI: an s3 Model's missing Secret is waited for; then the storage-initializer") {
+  Fixture f;
+  Json big = ModelObject("s3big", "s3://models/big.pb");
+  big["spec"]["credentialName"] = "mysecret";
+  f.env.Create(api::resources::Models(), big);
+  Json ji = JiObject();
+  ji["spec"]["cloudWorker"]["model"]["name"] = "s3big";
+  f.env.Create(Jis(), ji);
+  REQUIRE(f.Converges([&] {
+    return ConditionIs(f.Status(), kSpecValidCondition, condition_status::kFalse);
+  }));
+  CHECK(FindStatusCondition(f.Status(), kSpecValidCondition)->reason == "CredentialsNotFound");
+  CHECK(f.env.Events("ji", "CredentialsNotFound").size() == 1);
+  CHECK(f.env.client().Objects(Deployments()).empty());
+
+  f.env.Create(kube::resources::Secrets(),
+               testing::SednaS3Secret("mysecret", "DoNotLeak", "default", "minio:9000"));
+  // Secrets are not watched: the service is looked at again after the recheck period.
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  REQUIRE(f.Converges([&] { return f.Children(); }));
+  const Json cloud = f.Get(Deployments(), "ji-deployment-cloud");
+  const Json& init = cloud["spec"]["template"]["spec"]["initContainers"][0];
+  CHECK(init["name"] == "storage-initializer");
+  CHECK(init["args"] == Json::array({"s3://models/big.pb", "/downloads/models/"}));
+  CHECK(EnvOf(cloud).at("MODEL_URL") == "/downloads/models/big.pb");
+  CHECK(cloud.dump().find("DoNotLeak") == std::string::npos);
 }
 
 TEST_CASE("JI: existing services are in the edge registry after PrimeEdge, with no writes") {

@@ -419,6 +419,36 @@ TEST_CASE("IL: a full round Train -> Eval -> Deploy (hot update) with pods, outp
   REQUIRE(Eventually([&] { return !f.env.Events("il", "DeployCompleted").empty(); }));
 }
 
+TEST_CASE("IL with an s3 outputDir: the job's Secret by secretKeyRef, inputs via the initializer") {
+  Fixture f;
+  f.env.Create(kube::resources::Secrets(), testing::SednaS3Secret("mysecret", "DoNotLeak-il"));
+  Json il = IlObject("il");
+  il["spec"]["outputDir"] = "s3://bucket/il";
+  il["spec"]["credentialName"] = "mysecret";
+  f.env.Create(Il(), il);
+  REQUIRE(f.WaitLatest("il", "Waiting(Train)"));
+  edge::v1::StageInput input = TrainInput();
+  input.set_data_url("s3://bucket/il/data/train/1/data.txt");
+  input.set_output_dir("s3://bucket/il/train/1");
+  CHECK(IsAccepted(f.Trigger("il", "edge-0", "Train", "Ready", input)));
+  std::optional<Json> train = f.WaitPod("train");
+  REQUIRE(train.has_value());
+  const Json& pod = *train;
+  CHECK(EnvOf(pod, "MODEL_URL") == "s3://bucket/il/train/1");  // The output: as is.
+  CHECK(EnvOf(pod, "TRAIN_DATASET_URL") == "/downloads/bucket/il/data/train/1/data.txt");
+  CHECK(EnvOf(pod, "S3_ENDPOINT_URL") == "http://127.0.0.1:9000");
+  bool by_reference = false;
+  for (const Json& e : pod["spec"]["containers"][0]["env"]) {
+    if (e["name"] == "SECRET_ACCESS_KEY") {
+      by_reference = e["valueFrom"]["secretKeyRef"]["name"] == "mysecret";
+    }
+  }
+  CHECK(by_reference);
+  REQUIRE(pod["spec"]["initContainers"].size() == 1);
+  CHECK(pod["spec"]["initContainers"][0]["name"] == "storage-initializer");
+  CHECK(pod.dump().find("DoNotLeak-il") == std::string::npos);
+}
+
 TEST_CASE("IL without hot update: a deploy restarts the inference worker with the new model") {
   Fixture f;
   f.env.Create(Il(), IlObject("il", /*hot_update=*/false));

@@ -169,8 +169,10 @@ TEST_CASE("host-path URLs are mounted like Sedna's storage initializer; remote U
   absl::StatusOr<Json> built = BuildWorkerTemplate(Owner(), UserTemplate(), params);
   REQUIRE(built.ok());
   const Json& spec = (*built)["spec"];
-  // One volume per host directory (the model dir once), plus the user's.
-  REQUIRE(spec["volumes"].size() == 3);
+  // One volume per host directory (the model dir once), plus the user's, plus /downloads for the
+  // s3 model the storage-initializer fetches.
+  REQUIRE(spec["volumes"].size() == 4);
+  CHECK(spec["volumes"][3]["name"] == "sedna-storage-initializer");
   CHECK(spec["volumes"][1]["name"] == "models-big");
   CHECK(spec["volumes"][1]["hostPath"]["path"] == "/models/big");
   CHECK(spec["volumes"][1]["hostPath"]["type"] == "Directory");
@@ -179,7 +181,7 @@ TEST_CASE("host-path URLs are mounted like Sedna's storage initializer; remote U
   for (const Json& container : spec["containers"]) {
     auto env = EnvOf(container);
     CHECK(env.at("MODEL_URL") == "/home/data/models/big/model.pb");
-    CHECK(env.at("MODEL_URLS") == "/home/data/models/big/other.pb;s3://b/k.pb");
+    CHECK(env.at("MODEL_URLS") == "/home/data/models/big/other.pb;/downloads/b/k.pb");
     CHECK(env.at("OUTPUT_URL") == "/home/data/out/dir");
     CHECK(env.at("PRETRAINED_MODEL_URL") == "https://h/m.pb");
     CHECK(env.at("DATA_PATH_PREFIX") == "/home/data");

@@ -182,6 +182,21 @@ edgeKeepalive: {time: 5s, timeout: 2s, minClientPingInterval: 500ms}
   CHECK(MustLoad(kTls).edge_keepalive.time == absl::Seconds(30));
 }
 
+TEST_CASE("S3 worker settings: Sedna's initializer image, secretKeyRef unless literal is asked") {
+  GmConfig defaults = MustLoad(kTls);
+  CHECK(defaults.storage_initializer_image == "kubeedge/sedna-storage-initializer:v0.3.0");
+  CHECK_FALSE(defaults.literal_s3_credentials);
+  GmConfig flags = MustLoad(
+      With({"--storage-initializer-image=registry.local/init:v1", "--literal-s3-credentials"}));
+  CHECK(flags.storage_initializer_image == "registry.local/init:v1");
+  CHECK(flags.literal_s3_credentials);
+  ConfigFile file;
+  GmConfig from_file = MustLoad(With(
+      {"--config", file.Write("storageInitializerImage: r/i:2\nliteralS3Credentials: true\n")}));
+  CHECK(from_file.storage_initializer_image == "r/i:2");
+  CHECK(from_file.literal_s3_credentials);
+}
+
 TEST_CASE("precedence with valid lease timings") {
   ConfigFile file;
   std::string path = file.Write(R"(

@@ -1,0 +1,203 @@
+// Integration, issue 10 (GM side): devapiserver + the `globalmanager` binary + a `localcontroller`
+// over mTLS + a real S3 server (s3rver), driven by kubectl:
+//   - a Secret in Sedna's format and an s3:// Dataset naming it → the GM reads the Secret, sends
+//     the credential to the dataset's node, the LC counts the object in S3 → numberOfSamples;
+//   - a Dataset naming a Secret that does not exist → SpecValid=False reason CredentialsNotFound
+//     and a Warning Event;
+//   - a JointInferenceService whose Model is s3:// with credentialName → its Deployment has Sedna's
+//     storage-initializer init container and secretKeyRef env;
+//   - the secret key appears in no Dataset, Model, Deployment, Pod or Event, no annotation, no LC
+//     REST answer and no GM or LC log line.
+// CredentialsForbidden needs a 403, which devapiserver (no RBAC enforcement) cannot give: that case
+// is tested in tests/globalmanager/controllers/s3_credentials_test.cc on the fake client.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/s3/credential.h"
+#include "localcontroller/s3/curl_s3_client.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/edge_cluster.h"
+#include "tests/support/s3_server.h"
+
+namespace nereid {
+namespace {
+
+using Json = nlohmann::json;
+using testing::Contains;
+using testing::Lc;
+using testing::S3Server;
+
+constexpr absl::Duration kPoll = testing::kEdgePoll;
+
+testing::EdgeBinaries Binaries() {
+  return {NEREID_DEVAPISERVER_BIN, NEREID_GM_BIN, NEREID_LC_BIN, NEREID_KUBECTL, NEREID_SOURCE_DIR};
+}
+
+std::string SecretYaml(const std::string& endpoint) {
+  return absl::StrCat(R"(apiVersion: v1
+kind: Secret
+metadata:
+  name: mysecret
+  namespace: default
+  annotations:
+    s3-endpoint: ")", endpoint, R"("
+    s3-usehttps: "0"
+type: Opaque
+stringData:
+  ACCESS_KEY_ID: )", S3Server::kAccessKeyId, R"(
+  SECRET_ACCESS_KEY: )", S3Server::kSecretAccessKey, "\n");
+}
+
+std::string S3DatasetYaml(const std::string& name, const std::string& credential) {
+  return absl::StrCat("apiVersion: sedna.io/v1alpha1\nkind: Dataset\nmetadata:\n  name: ", name,
+                      "\n  namespace: default\nspec:\n  url: s3://data/sets/train.txt\n"
+                      "  format: txt\n  nodeName: edge-a\n  credentialName: ",
+                      credential, "\n");
+}
+
+constexpr char kModelAndService[] = R"(apiVersion: sedna.io/v1alpha1
+kind: Model
+metadata:
+  name: big
+  namespace: default
+spec:
+  url: s3://data/models/big.pb
+  format: pb
+  credentialName: mysecret
+---
+apiVersion: sedna.io/v1alpha1
+kind: Model
+metadata:
+  name: little
+  namespace: default
+spec:
+  url: /models/little.pb
+  format: pb
+---
+apiVersion: sedna.io/v1alpha1
+kind: JointInferenceService
+metadata:
+  name: ji
+  namespace: default
+spec:
+  edgeWorker:
+    model: {name: little}
+    hardExampleMining: {name: IBT}
+    template:
+      spec:
+        nodeName: edge-a
+        containers: [{name: little, image: little:1}]
+  cloudWorker:
+    model: {name: big}
+    template:
+      spec:
+        containers: [{name: big, image: big:1}]
+)";
+
+// The SpecValid condition of `object` (null when none).
+Json SpecValid(const Json& object) {
+  for (const Json& c : object.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == "SpecValid") return c;
+  }
+  return Json();
+}
+
+TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leaked",
+          "[integration][s3]") {
+  testing::EdgeCluster cluster(Binaries(), "s3-credentials-");
+  S3Server::Options s3_options;
+  s3_options.data_dir = cluster.dir().File("s3");
+  s3_options.buckets = {"data"};
+  auto s3_started = S3Server::Start(s3_options);
+  INFO(s3_started.status());
+  REQUIRE(s3_started.ok());
+  S3Server& s3 = **s3_started;
+  const ::nereid::s3::Credential credential{s3.endpoint(), false, S3Server::kAccessKeyId,
+                                  S3Server::kSecretAccessKey};
+  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
+  REQUIRE(store.Put(credential, {"data", "sets/train.txt"}, "a\nb\nc\n").ok());
+
+  cluster.StartGm();
+  Lc lc = cluster.StartNodeLc("edge-a");
+  REQUIRE(testing::WaitFor([&] { return lc.Synced(); }, absl::Seconds(20), kPoll));
+
+  // The Secret in Sedna's format and a Dataset naming it: counted on edge-a from S3.
+  cluster.Kubectl({"apply", "-f", "-"}, SecretYaml(s3.endpoint()));
+  cluster.Kubectl({"apply", "-f", "-"}, S3DatasetYaml("d1", "mysecret"));
+  CHECK(cluster.WaitSamples("d1", 3, absl::Seconds(30)));
+  Json on_node = lc.Get("/api/v1/datasets/default/d1");
+  INFO(on_node.dump());
+  CHECK(on_node["spec"]["credentialReceived"] == true);
+
+  // A Secret that does not exist: a condition and a Warning Event, nothing sent.
+  cluster.Kubectl({"apply", "-f", "-"}, S3DatasetYaml("d2", "absent"));
+  Json d2;
+  REQUIRE(testing::WaitFor(
+      [&] {
+        d2 = Json::parse(cluster.Kubectl({"get", "dataset", "d2", "-o", "json"}), nullptr, false);
+        return SpecValid(d2).value("reason", "") == "CredentialsNotFound";
+      },
+      absl::Seconds(20), kPoll));
+  CHECK(SpecValid(d2)["status"] == "False");
+  CHECK(Contains(SpecValid(d2).value("message", ""), "\"absent\""));
+  REQUIRE(testing::WaitFor(
+      [&] {
+        return Contains(cluster.Kubectl({"get", "events", "--field-selector",
+                                         "involvedObject.name=d2", "-o", "json"}),
+                        "CredentialsNotFound");
+      },
+      absl::Seconds(20), kPoll));
+  CHECK(lc.Get("/api/v1/datasets/default/d2").is_null());
+
+  // A JointInferenceService with an s3 Model: Sedna's storage-initializer, keys by secretKeyRef.
+  cluster.Kubectl({"apply", "-f", "-"}, kModelAndService);
+  Json cloud;
+  REQUIRE(testing::WaitFor(
+      [&] {
+        cloud = Json::parse(
+            cluster.Kubectl({"get", "deployment", "ji-deployment-cloud", "-o", "json",
+                             "--ignore-not-found"}),
+            nullptr, false);
+        return cloud.is_object();
+      },
+      absl::Seconds(20), kPoll));
+  const Json& pod_spec = cloud["spec"]["template"]["spec"];
+  REQUIRE(pod_spec["initContainers"].size() == 1);
+  const Json& init = pod_spec["initContainers"][0];
+  CHECK(init["name"] == "storage-initializer");
+  CHECK(init["image"] == "kubeedge/sedna-storage-initializer:v0.3.0");
+  CHECK(init["args"] == Json::array({"s3://data/models/big.pb", "/downloads/data/models/"}));
+  bool key_by_reference = false;
+  for (const Json& e : init["env"]) {
+    if (e["name"] == "SECRET_ACCESS_KEY") {
+      key_by_reference = e["valueFrom"]["secretKeyRef"]["name"] == "mysecret" && !e.contains("value");
+    }
+    if (e["name"] == "S3_ENDPOINT_URL") CHECK(e["value"] == "http://" + s3.endpoint());
+  }
+  CHECK(key_by_reference);
+  bool model_env = false;
+  for (const Json& e : pod_spec["containers"][0]["env"]) {
+    model_env = model_env || (e["name"] == "MODEL_URL" && e["value"] == "/downloads/data/models/big.pb");
+  }
+  CHECK(model_env);
+
+  // The key is nowhere but in the Secret: not in any object (spec, status, annotation), not in
+  // the LC's REST answers, not in a log line.
+  const std::string key = S3Server::kSecretAccessKey;
+  for (const char* kind : {"datasets", "models", "jointinferenceservices", "deployments", "pods",
+                           "events", "services"}) {
+    INFO(kind);
+    CHECK_FALSE(Contains(cluster.Kubectl({"get", kind, "-A", "-o", "json"}), key));
+  }
+  CHECK_FALSE(Contains(lc.Get("/api/v1/datasets").dump(), key));
+  CHECK_FALSE(Contains(lc.Get("/api/v1/datasets/default/d1").dump(), key));
+  CHECK_FALSE(Contains(lc.Get("/api/v1/status").dump(), key));
+  CHECK_FALSE(Contains(cluster.GmStderr(), key));
+  CHECK_FALSE(Contains(lc.process->Stderr(), key));
+}
+
+}  // namespace
+}  // namespace nereid
