@@ -1,5 +1,6 @@
 #include "globalmanager/controllers/feature_extraction_controller.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
@@ -24,10 +26,7 @@ const kube::Resource& Services() { return api::resources::FeatureExtractionServi
 
 absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "FeatureExtractionController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("FeatureExtractionController"));
   std::unique_ptr<FeatureExtractionController> controller(
       new FeatureExtractionController(context));
   RETURN_IF_ERROR(controller->WatchModels([](const Json& object) {
@@ -44,13 +43,11 @@ FeatureExtractionController::FeatureExtractionController(const ControllerContext
     : MultiEdgeServiceController("featureextraction", context, {kKind, &Services(), false}) {}
 
 ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
-  Json spec_only = object;
-  spec_only.erase("status");  // Only the spec decides; a malformed status is ours to rewrite.
-  absl::StatusOr<api::FeatureExtractionService> parsed =
-      api::FeatureExtractionService::FromJson(spec_only);
-  if (!parsed.ok()) return Invalid(parsed.status(), "spec");
+  std::vector<kube::StatusCause> causes;
+  std::optional<api::FeatureExtractionService> parsed =
+      ParseSpec<api::FeatureExtractionService>(object, &causes);
+  if (!parsed.has_value()) return Invalid(std::move(causes));
   const api::FeatureExtractionService& fe = *parsed;
-  std::vector<kube::StatusCause> causes = fe.Validate();
   CheckNodeSelections({{&fe.spec.deployment.pod_template, "spec.template"}}, &causes);
   if (!causes.empty()) return Invalid(std::move(causes));
 
@@ -149,11 +146,7 @@ ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeFeatureExtractionController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Services()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<FeatureExtractionController> controller,
-                   FeatureExtractionController::Create(context));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, Services(), &FeatureExtractionController::Create);
 }
 
 }  // namespace nereid::gm

@@ -9,7 +9,6 @@
 #include "common/api/json_fields.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
-#include "common/kube/event_recorder.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
@@ -18,8 +17,8 @@
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
-#include "globalmanager/controllers/status_conditions.h"
 #include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
@@ -279,9 +278,9 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
       state.reason = std::string(invalid ? kInvalidSpecReason : reasons::kModelNotFound);
       state.message = plan.message;
     }
-    RETURN_IF_ERROR(WriteState(object, state,
-                               invalid ? kInvalidSpecReason : reasons::kModelNotFound,
-                               plan.message));
+    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state,
+                                      invalid ? kInvalidSpecReason : reasons::kModelNotFound,
+                                      plan.message));
     return kube::ReconcileResult{};
   }
 
@@ -311,9 +310,10 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
       state.reason = std::string(kInvalidSpecReason);
       state.message = Lines(problems);
     }
-    RETURN_IF_ERROR(WriteState(object, state, kInvalidSpecReason, Lines(problems)));
+    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, kInvalidSpecReason,
+                                      Lines(problems)));
   } else {
-    RETURN_IF_ERROR(WriteState(object, state, "", ""));
+    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, "", ""));
   }
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
@@ -360,86 +360,6 @@ JiState JointInferenceController::StateOf(const Json& object, const JiChildren& 
     }
   }
   return ComputeJiState(cloud, edges);
-}
-
-absl::Status JointInferenceController::WriteState(const kube::ObjectPtr& object,
-                                                  const JiState& state,
-                                                  std::string_view spec_reason,
-                                                  std::string_view spec_message) {
-  const Json& obj = *object;
-  const absl::Time now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Services(), kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
-      [&](const Json& current, Json* status) -> absl::Status {
-        (*status)["phase"] = state.phase;
-        (*status)["active"] = state.active;
-        (*status)["failed"] = state.failed;
-        (*status)["observedGeneration"] = kube::Generation(current);
-        if (!status->contains("startTime") || !(*status)["startTime"].is_string()) {
-          (*status)["startTime"] = kube::FormatTimestamp(now);
-        }
-        api::FieldReader reader;
-        std::vector<api::Condition> conditions = api::ReadConditions(*status, "status", &reader);
-        if (!reader.ok()) conditions.clear();  // Malformed: ours to rewrite.
-        // SpecValid (one entry, first) apart from the phase history (newest last: Sedna's
-        // readers look at the last condition); together at most kMaxConditions (the CRD's
-        // maxItems), or the API server would refuse every status write.
-        Json spec_valid = Json::object();
-        std::vector<api::Condition> phases;
-        for (api::Condition& c : conditions) {
-          if (c.type == kSpecValidCondition) {
-            spec_valid["conditions"] = Json::array({c.ToJson()});
-          } else {
-            phases.push_back(std::move(c));
-          }
-        }
-        if (!spec_reason.empty()) {
-          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kFalse,
-                             spec_reason, spec_message, now);
-        } else if (ConditionIs(spec_valid, kSpecValidCondition, condition_status::kFalse)) {
-          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kTrue,
-                             kValidReason, "", now);
-        }
-        Json list = spec_valid.value("conditions", Json::array());
-        const size_t max_phases = api::kMaxConditions - list.size();
-        api::Condition condition;
-        condition.type = state.phase;
-        condition.status = "True";
-        condition.reason = state.reason;
-        condition.message = state.message;
-        api::AppendCondition(&phases, std::move(condition), now, max_phases);
-        if (phases.size() > max_phases) {
-          phases.erase(phases.begin(), phases.end() - static_cast<std::ptrdiff_t>(max_phases));
-        }
-        for (const api::Condition& c : phases) list.push_back(c.ToJson());
-        (*status)["conditions"] = std::move(list);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) {
-    if (absl::IsNotFound(write.status())) return absl::OkStatus();  // Gone meanwhile.
-    return write.status();
-  }
-  if (!write->written) return absl::OkStatus();
-
-  const Json& before = write->before;
-  const std::string key = kube::Key(obj);
-  if (!spec_reason.empty()) {
-    AnnounceSpecInvalid(context(), Services(), *write, spec_reason, spec_message);
-  }
-  const std::string old_phase = before.value("phase", std::string());
-  if (old_phase != state.phase) {
-    LOG(INFO) << "jointinferenceservice " << key << ": " << (old_phase.empty() ? "-" : old_phase)
-              << " -> " << state.phase << " (" << state.reason << ": " << state.message << ")";
-    if (state.phase == api::ji_phases::kRunning) {
-      Record(write->object, kube::EventType::kNormal,
-             old_phase == api::ji_phases::kFailed ? reasons::kRecovered : reasons::kRunning,
-             state.message);
-    } else if (state.phase == api::ji_phases::kFailed && state.reason == reasons::kWorkerFailed) {
-      Record(write->object, kube::EventType::kWarning, reasons::kWorkerFailed, state.message);
-    }
-  }
-  return absl::OkStatus();
 }
 
 absl::Status JointInferenceController::Place(const std::string& key, const Json& object,

@@ -74,6 +74,10 @@ absl::Status AddPodWorker(const WorkerOwner& owner, const api::PodTemplate& user
 absl::Status AddReidWorkers(const WorkerOwner& owner, const api::InlineDeploymentSpec& reid,
                             std::string_view lc_server, const EdgeNodesFn& edge_nodes,
                             ServiceChildren* children);
+// ObjectSearchService's user worker: Deployment + Service "<name>-userworker" on 9379.
+absl::Status AddUserWorker(const WorkerOwner& owner, const api::TemplateWorker& user,
+                           std::string_view lc_server, const EdgeNodesFn& edge_nodes,
+                           ServiceChildren* children);
 // One tracking pod per entry (slot = its index), with `urls` (USERWORKER_URL, EDGEMESH_URL).
 absl::Status AddTrackingWorkers(const WorkerOwner& owner,
                                 const std::vector<api::TemplateWorker>& tracking,
