@@ -6,11 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/api/feature_extraction_service.h"
 #include "common/api/sedna_contract.h"
-#include "common/log/log.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/spec_validity.h"
-#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_metrics_report.h"
 
 namespace nereid::gm {
 namespace {
@@ -95,17 +94,10 @@ ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " is not a worker report of a FeatureExtractionService"));
+    return RejectedPayload(report, "a worker report of a FeatureExtractionService");
   }
-  absl::StatusOr<std::vector<api::Metric>> metrics =
-      MetricsFromOwnerInfo(report.worker().owner_info_json());
-  if (!metrics.ok()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
-                                report.worker().worker_name(), ": ", metrics.status().message()));
-  }
+  std::vector<api::Metric> metrics;
+  if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
   if (!OnEdgeNode(key, node, ref.uid())) {
     const bool recreated = OnEdgeNode(key, node, "");
     if (recreated || EdgeNodes(key).empty()) {
@@ -118,30 +110,12 @@ ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
                                    absl::StrCat("featureextractionservice ", key,
                                                 " has no worker on node ", std::string(node)));
   }
-  if (metrics->empty()) return ReportOutcome::Accepted();
-  if (metrics->size() > kMaxServiceMetrics) metrics->resize(kMaxServiceMetrics);
-  Json metrics_json = Json::array();
-  for (const api::Metric& m : *metrics) metrics_json.push_back(m.ToJson());
   kube::ObjectPtr cached;
   if (absl::StatusOr<kube::ObjectPtr> hit = services()->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Services(), ref.namespace_(), ref.name(), ref.uid(),
-      [&](const Json&, Json* status) -> absl::Status {
-        (*status)["metrics"] = metrics_json;
-        return absl::OkStatus();
-      },
-      cached);
-  if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    LOG(WARNING) << "featureextractionservice " << key << ": report " << report.seq()
-                 << " from node " << node << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
-  }
-  return ReportOutcome::Accepted();
+  return WriteWorkerMetrics(context(), Services(), std::move(cached), node, report,
+                            std::move(metrics), {.max_metrics = kMaxServiceMetrics});
 }
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeFeatureExtractionController(

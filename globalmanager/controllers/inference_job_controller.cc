@@ -16,10 +16,12 @@
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/inference_job_status.h"
 #include "globalmanager/controllers/joint_inference_status.h"
+#include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_metrics_report.h"
 #include "globalmanager/controllers/worker_template.h"
 
 namespace nereid::gm {
@@ -229,16 +231,13 @@ absl::Status InferenceJobController::WaitForModel(const std::string& key, const 
   update.generation = kube::Generation(obj);
   update.waiting_for_model = message;
   update.now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *kind_.resource, kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
-      [&](const Json&, Json* status) -> absl::Status {
-        ApplyInferenceJobStatus(update, status);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) return absl::IsNotFound(write.status()) ? absl::OkStatus() : write.status();
-  if (write->written) {
-    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
+  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
+                   WriteLibraryJobStatus(
+                       *context().client, *kind_.resource,
+                       job::JobIdentity::FromObject(obj, *kind_.resource), object,
+                       [&](Json* status) { ApplyInferenceJobStatus(update, status); },
+                       expectations_, key));
+  if (write.has_value() && write->written) {
     const Json* before = kube::FindPath(write->before, "conditions");
     const bool was_waiting =
         before != nullptr && before->is_array() && !before->empty() &&
@@ -502,19 +501,12 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   update.job = &status;
   update.generation = kube::Generation(obj);
   update.now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *kind_.resource, id.ns, id.name, id.uid,
-      [&](const Json&, Json* st) -> absl::Status {
-        ApplyInferenceJobStatus(update, st);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) {
-    if (absl::IsNotFound(write.status())) return kube::ReconcileResult{};  // Gone meanwhile.
-    return write.status();
-  }
+  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
+                   WriteLibraryJobStatus(
+                       *context().client, *kind_.resource, id, object,
+                       [&](Json* st) { ApplyInferenceJobStatus(update, st); }, expectations_, key));
+  if (!write.has_value()) return kube::ReconcileResult{};  // Gone meanwhile.
   if (write->written) {
-    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
     LOG(DEBUG) << kind_.name << " " << key << ": status written (phase "
                << kube::StringAt(write->after, "phase") << ")";
   }
@@ -527,17 +519,10 @@ ReportOutcome InferenceJobController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kind_.kind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " is not a worker report of a ", ToAbsl(kind_.kind)));
+    return RejectedPayload(report, absl::StrCat("a worker report of a ", ToAbsl(kind_.kind)));
   }
-  absl::StatusOr<std::vector<api::Metric>> metrics =
-      MetricsFromOwnerInfo(report.worker().owner_info_json());
-  if (!metrics.ok()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
-                                report.worker().worker_name(), ": ", metrics.status().message()));
-  }
+  std::vector<api::Metric> metrics;
+  if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
   const std::string placed_uid = placements_.Uid(key);
   const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
   if (gone || !placements_.Holds(key, node)) {
@@ -547,35 +532,13 @@ ReportOutcome InferenceJobController::HandleReport(std::string_view node,
                      gone ? " is not (or no longer) on any edge node"
                           : absl::StrCat(" has no worker on node ", ToAbsl(node))));
   }
-  if (metrics->empty()) return ReportOutcome::Accepted();  // No ownerInfo: nothing to show.
-  if (metrics->size() > api::kMaxInferenceJobMetrics) metrics->resize(api::kMaxInferenceJobMetrics);
-  Json metrics_json = Json::array();
-  for (api::Metric& m : *metrics) {
-    if (m.value.size() > kMaxMetricValueBytes) m.value.resize(kMaxMetricValueBytes);
-    metrics_json.push_back(m.ToJson());
-  }
   ObjectPtr cached;
   if (absl::StatusOr<ObjectPtr> hit = jobs_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *kind_.resource, ref.namespace_(), ref.name(), ref.uid(),
-      [&](const Json&, Json* status) -> absl::Status {
-        (*status)["metrics"] = metrics_json;
-        return absl::OkStatus();
-      },
-      cached);
-  if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    LOG(WARNING) << kind_.name << " " << key << ": report " << report.seq() << " from node "
-                 << node << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
-  }
-  LOG(DEBUG) << kind_.name << " " << key << ": metrics from node " << node << " (report "
-             << report.seq() << ")" << (write->written ? " written" : " unchanged");
-  return ReportOutcome::Accepted();
+  return WriteWorkerMetrics(context(), *kind_.resource, std::move(cached), node, report,
+                            std::move(metrics),
+                            {api::kMaxInferenceJobMetrics, kMaxMetricValueBytes});
 }
 
 }  // namespace nereid::gm

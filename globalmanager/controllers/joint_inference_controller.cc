@@ -19,7 +19,7 @@
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
-#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_metrics_report.h"
 
 namespace nereid::gm {
 namespace {
@@ -391,13 +391,8 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
   if (ref.kind() != kKind || !report.has_worker()) {
     return RejectedPayload(report, "a worker report of a JointInferenceService");
   }
-  absl::StatusOr<std::vector<api::Metric>> metrics =
-      MetricsFromOwnerInfo(report.worker().owner_info_json());
-  if (!metrics.ok()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
-                                report.worker().worker_name(), ": ", metrics.status().message()));
-  }
+  std::vector<api::Metric> metrics;
+  if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
   const std::string placed_uid = placements_.Uid(key);
   const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
   if (gone || !placements_.Holds(key, node)) {
@@ -407,27 +402,12 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
                      gone ? " is not (or no longer) on any edge node"
                           : absl::StrCat(" has no edge worker on node ", ToAbsl(node))));
   }
-  if (metrics->empty()) return ReportOutcome::Accepted();  // Sedna: no ownerInfo, nothing to do.
-
-  Json metrics_json = Json::array();
-  for (const api::Metric& m : *metrics) metrics_json.push_back(m.ToJson());
   kube::ObjectPtr cached;
   if (absl::StatusOr<kube::ObjectPtr> hit = services_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Services(), ref.namespace_(), ref.name(), ref.uid(),
-      [&](const Json&, Json* status) -> absl::Status {
-        (*status)["metrics"] = metrics_json;
-        return absl::OkStatus();
-      },
-      cached);
-  if (!write.ok()) {
-    return ReportWriteFailure("jointinferenceservice", key, node, report, write.status());
-  }
-  LOG(DEBUG) << "jointinferenceservice " << key << ": metrics from node " << node << " (report "
-             << report.seq() << ")" << (write->written ? " written" : " unchanged");
-  return ReportOutcome::Accepted();
+  return WriteWorkerMetrics(context(), Services(), std::move(cached), node, report,
+                            std::move(metrics), {});
 }
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeJointInferenceController(

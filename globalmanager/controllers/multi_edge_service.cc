@@ -157,9 +157,11 @@ ServicePlan MultiEdgeServiceController::PlanTrackingPipeline(
   const EdgeNodesFn edge_nodes = [this](const Json& s) { return EdgeNodesOf(s); };
   ServicePlan plan;
   std::vector<EnvVar> urls;
-  absl::Status added = AddReidWorkers(owner, reid, lc_server, edge_nodes, &plan.children);
+  absl::Status added = AddObjectKindWorker(owner, reid.pod_template, kReidWorkers, reid.Replicas(),
+                                           reid.extra, lc_server, edge_nodes, &plan.children);
   if (added.ok() && user != nullptr) {
-    added = AddUserWorker(owner, *user, lc_server, edge_nodes, &plan.children);
+    added = AddObjectKindWorker(owner, user->pod_template, kUserWorker, 1, Json::object(),
+                                lc_server, edge_nodes, &plan.children);
     urls.push_back({std::string(api::env::kUserWorkerUrl),
                     ServiceUrl(owner, api::worker_types::kUserWorker, api::ports::kUserWorker)});
   }

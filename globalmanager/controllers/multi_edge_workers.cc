@@ -90,17 +90,6 @@ absl::Status AddPodWorker(const WorkerOwner& owner, const api::PodTemplate& user
   return absl::OkStatus();
 }
 
-namespace {
-
-// The reid and user workers: Deployment + Service, WORKER_NAME "<worker type>-<5 chars>".
-struct ObjectKindWorker {
-  std::string_view worker_type;
-  std::string_view field;
-  std::string_view name_seed;
-  std::string_view display;
-  int32_t port = 0;
-};
-
 absl::Status AddObjectKindWorker(const WorkerOwner& owner, const api::PodTemplate& pod_template,
                                  const ObjectKindWorker& worker, int32_t replicas,
                                  const Json& inline_extra, std::string_view lc_server,
@@ -115,26 +104,6 @@ absl::Status AddObjectKindWorker(const WorkerOwner& owner, const api::PodTemplat
   build.display = std::string(worker.display);
   return AddDeploymentWorker(owner, pod_template, std::move(build), replicas, inline_extra,
                              worker.port, edge_nodes, children);
-}
-
-}  // namespace
-
-absl::Status AddReidWorkers(const WorkerOwner& owner, const api::InlineDeploymentSpec& reid,
-                            std::string_view lc_server, const EdgeNodesFn& edge_nodes,
-                            ServiceChildren* children) {
-  return AddObjectKindWorker(owner, reid.pod_template,
-                             {api::worker_types::kReidWorker, "spec.reidWorkers.template", "reid",
-                              "reid workers", api::ports::kReidWorker},
-                             reid.Replicas(), reid.extra, lc_server, edge_nodes, children);
-}
-
-absl::Status AddUserWorker(const WorkerOwner& owner, const api::TemplateWorker& user,
-                           std::string_view lc_server, const EdgeNodesFn& edge_nodes,
-                           ServiceChildren* children) {
-  return AddObjectKindWorker(owner, user.pod_template,
-                             {api::worker_types::kUserWorker, "spec.userWorker.template", "user",
-                              "user worker", api::ports::kUserWorker},
-                             1, Json::object(), lc_server, edge_nodes, children);
 }
 
 absl::Status AddTrackingWorkers(const WorkerOwner& owner,

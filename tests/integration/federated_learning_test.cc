@@ -40,10 +40,6 @@ class Cluster {
     api_.ApplyCrds({"datasets", "models", "federatedlearningjobs"},
                    api::resources::FederatedLearningJobs());
   }
-  ~Cluster() {
-    StopController();
-  }
-
   void StartController() {
     gm_.Add(FederatedLearningController::Create(gm_.Context()));
     gm_.Start(kWait);
@@ -53,9 +49,7 @@ class Cluster {
   std::string Ok(std::vector<std::string> args) { return api_.KubectlOk(args); }
 
   Json Status() {
-    auto job = api_.client()->Get(api::resources::FederatedLearningJobs(), "default", kJob);
-    if (!job.ok() || !job->contains("status")) return Json::object();
-    return (*job)["status"];
+    return testing::StatusOf(*api_.client(), api::resources::FederatedLearningJobs(), kJob);
   }
   bool WaitStatus(const std::function<bool(const Json&)>& predicate) {
     Json last;

@@ -12,7 +12,7 @@
 //   gm.Stop();        // also on destruction; Context() again starts afresh
 //
 // Also what these tests ask the API server alike: DevApiOptions for a test target that defines
-// NEREID_DEVAPISERVER_BIN, NEREID_KUBECTL and NEREID_SOURCE_DIR, and HasEvent.
+// NEREID_DEVAPISERVER_BIN, NEREID_KUBECTL and NEREID_SOURCE_DIR, StatusOf and HasEvent.
 
 #include <catch2/catch.hpp>
 
@@ -103,6 +103,14 @@ inline nereid::testing::DevApiServerProcess::Options DevApiOptions(std::string t
   return options;
 }
 #endif
+
+// The status of the object `name` in namespace "default" ({} while it has none or is gone).
+inline kube::Json StatusOf(kube::KubeClient& client, const kube::Resource& resource,
+                           const std::string& name) {
+  auto object = client.Get(resource, "default", name);
+  if (!object.ok() || !object->contains("status")) return kube::Json::object();
+  return (*object)["status"];
+}
 
 // Whether an Event with `reason` about the object `name` in namespace "default" was recorded.
 inline bool HasEvent(kube::KubeClient& client, const std::string& name, const std::string& reason) {

@@ -42,10 +42,6 @@ class Cluster {
   Cluster() : api_(testing::DevApiOptions("nereid-ji", kWait)), gm_(api_.client()) {
     api_.ApplyCrds({"models", "jointinferenceservices"}, api::resources::JointInferenceServices());
   }
-  ~Cluster() {
-    StopController();
-  }
-
   void StartController() {
     gm_.Add(JointInferenceController::Create(gm_.Context()));
     gm_.Start(kWait);
@@ -55,9 +51,7 @@ class Cluster {
   std::string Ok(std::vector<std::string> args) { return api_.KubectlOk(args); }
 
   Json Status() {
-    auto ji = api_.client()->Get(api::resources::JointInferenceServices(), "default", kName);
-    if (!ji.ok() || !ji->contains("status")) return Json::object();
-    return (*ji)["status"];
+    return testing::StatusOf(*api_.client(), api::resources::JointInferenceServices(), kName);
   }
   bool WaitPhase(const std::string& phase) {
     Json last;

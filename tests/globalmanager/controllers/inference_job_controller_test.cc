@@ -299,7 +299,10 @@ TEST_CASE("VA: a Model deleted after the job started: the status keeps following
   Fixture f;
   f.env.Create(VaJobs(), VaJob("va"));
   REQUIRE(f.WaitPods({"va-videoanalytics-0"}, "va"));
-  REQUIRE(f.WaitStatus("va", [](const Json& s) { return LastCondition(s)["type"] == "Starting"; }));
+  REQUIRE(f.WaitStatus("va", [](const Json& s) {
+    return s.contains("conditions") && !s["conditions"].empty() &&
+           LastCondition(s)["type"] == "Starting";
+  }));
 
   f.env.Delete(api::resources::Models(), "default", "detector");
   // Said once, as a Warning; the job is not sent back to Waiting.
