@@ -30,7 +30,6 @@ inline constexpr std::string_view kKindLifelongLearningJob = "LifelongLearningJo
 inline constexpr std::string_view kKindDistributedJob = "DistributedJob";
 inline constexpr std::string_view kKindVideoAnalyticsJob = "VideoAnalyticsJob";
 inline constexpr std::string_view kKindReidJob = "ReidJob";
-// Announced as Worker resources (WorkerSpec.job_kind); its workers' reports name it.
 inline constexpr std::string_view kKindFeatureExtractionService = "FeatureExtractionService";
 inline constexpr std::string_view kKindWorker = "Worker";
 

@@ -39,7 +39,13 @@ absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionCo
 }
 
 FeatureExtractionController::FeatureExtractionController(const ControllerContext& context)
-    : MultiEdgeServiceController("featureextraction", context, {kKind, &Services(), false}) {}
+    : MultiEdgeServiceController(
+          "featureextraction", context,
+          {kKind, &Services(), false, [](std::string_view node, v1::Resource* resource) {
+             v1::InferenceJobSpec* spec = resource->mutable_feature_extraction_service();
+             spec->set_node_name(std::string(node));
+             spec->set_worker_type(std::string(api::worker_types::kFeatureExtraction));
+           }}) {}
 
 ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   std::vector<kube::StatusCause> causes;

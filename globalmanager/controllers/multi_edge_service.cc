@@ -47,7 +47,7 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
                                                        KindInfo info)
     : ReconcilingController(std::move(name), context),
       info_(info),
-      placements_(context.edge, info.kind) {
+      placements_(context.edge, info.kind, info.owner_spec) {
   services_ = Watch(*info_.resource);
   const std::string kind(info_.kind);
   deployments_ = WatchOwned(kube::resources::Deployments(), kind);

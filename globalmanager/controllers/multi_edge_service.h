@@ -78,6 +78,9 @@ class MultiEdgeServiceController : public ReconcilingController {
     std::string_view kind;              // "FeatureExtractionService"
     const kube::Resource* resource;     // its sedna.io resource
     bool owns_pods = false;             // watches Pods it owns directly
+    // Announces the service itself to its workers' nodes (WorkerPlacements), for kinds whose
+    // workers report to it through the LC.
+    WorkerPlacements::OwnerSpecFn owner_spec = nullptr;
   };
   MultiEdgeServiceController(std::string name, const ControllerContext& context, KindInfo info);
 

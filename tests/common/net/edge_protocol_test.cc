@@ -62,6 +62,8 @@ TEST_CASE("resources are validated structurally", "[net][protocol]") {
     CHECK(net::KindForSpec(w.spec_case()) == "VideoAnalyticsJob");
     w.mutable_reid_job();
     CHECK(net::KindForSpec(w.spec_case()) == "ReidJob");
+    w.mutable_feature_extraction_service();
+    CHECK(net::KindForSpec(w.spec_case()) == "FeatureExtractionService");
   }
 }
 
@@ -84,7 +86,12 @@ TEST_CASE("multi-edge inference objects on the link", "[net][protocol]") {
     r.mutable_reid_job()->set_worker_type("reid");
     CHECK(net::ValidateResource(r).ok());
   }
-  SECTION("a FeatureExtractionService's workers arrive as Worker resources naming it") {
+  SECTION("a FeatureExtractionService comes as itself and its workers as Worker resources") {
+    r.mutable_ref()->set_kind(std::string(net::kKindFeatureExtractionService));
+    r.mutable_ref()->set_name("fe");
+    r.mutable_feature_extraction_service()->set_worker_type("fe");
+    CHECK(net::ValidateResource(r).ok());
+
     r.mutable_ref()->set_kind(std::string(net::kKindWorker));
     r.mutable_ref()->set_name("fe-worker");
     v1::WorkerSpec* worker = r.mutable_worker();
@@ -93,7 +100,7 @@ TEST_CASE("multi-edge inference objects on the link", "[net][protocol]") {
     worker->set_worker_type("fe");
     CHECK(net::ValidateResource(r).ok());
     r.mutable_ref()->set_kind(std::string(net::kKindFeatureExtractionService));
-    CHECK(absl::IsInvalidArgument(net::ValidateResource(r)));
+    CHECK(absl::IsInvalidArgument(net::ValidateResource(r)));  // A Worker spec under its kind.
   }
 }
 
