@@ -26,14 +26,14 @@ WorkerPlacements::WorkerPlacements(EdgeDispatcher* edge, std::string_view job_ki
                                    OwnerSpecFn owner_spec)
     : edge_(edge), job_kind_(job_kind), owner_spec_(std::move(owner_spec)) {}
 
-v1::ObjectRef WorkerPlacements::OwnerRef(const std::string& key, const Placed& placed) const {
+v1::ObjectRef WorkerPlacements::OwnerRef(const std::string& key, const std::string& uid) const {
   std::string ns, name;
   kube::SplitKey(key, &ns, &name);
   v1::ObjectRef ref;
   ref.set_kind(job_kind_);
   ref.set_namespace_(ns);
   ref.set_name(name);
-  ref.set_uid(placed.uid);
+  ref.set_uid(uid);
   return ref;
 }
 
@@ -54,16 +54,14 @@ absl::Status WorkerPlacements::Sync(const std::string& key, const kube::Json& ob
       RETURN_IF_ERROR(edge_->Remove(node, WorkerRef(placed.ns, name, placed.uid)));
     }
     if (owner_spec_ != nullptr && (n == want.end() || placed.uid != uid)) {
-      RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, placed)));
+      RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, placed.uid)));
     }
   }
   std::map<std::string, std::set<std::string>> now_placed;
   for (const auto& [node, names] : want) {
     if (owner_spec_ != nullptr && (!same_object || placed.workers.count(node) == 0)) {
       v1::Resource owner;
-      Placed now;
-      now.uid = uid;
-      *owner.mutable_ref() = OwnerRef(key, now);
+      *owner.mutable_ref() = OwnerRef(key, uid);
       owner.set_version(version);
       owner_spec_(node, &owner);
       RETURN_IF_ERROR(edge_->Upsert(node, owner));
@@ -99,7 +97,7 @@ absl::Status WorkerPlacements::Forget(const std::string& key) {
     for (const std::string& name : names) {
       RETURN_IF_ERROR(edge_->Remove(node, WorkerRef(it->second.ns, name, it->second.uid)));
     }
-    if (owner_spec_ != nullptr) RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, it->second)));
+    if (owner_spec_ != nullptr) RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, it->second.uid)));
   }
   placed_.erase(it);
   return absl::OkStatus();

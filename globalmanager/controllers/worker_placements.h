@@ -53,7 +53,8 @@ class WorkerPlacements {
     std::map<std::string, std::set<std::string>> workers;  // node → worker names
   };
 
-  edge::v1::ObjectRef OwnerRef(const std::string& key, const Placed& placed) const;
+  // The service `key` itself, as sent for `uid`.
+  edge::v1::ObjectRef OwnerRef(const std::string& key, const std::string& uid) const;
 
   EdgeDispatcher* const edge_;
   const std::string job_kind_;
