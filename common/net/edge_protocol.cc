@@ -26,6 +26,7 @@ std::string_view KindForSpec(v1::Resource::SpecCase spec_case) {
     case v1::Resource::kDistributedJob: return kKindDistributedJob;
     case v1::Resource::kVideoAnalyticsJob: return kKindVideoAnalyticsJob;
     case v1::Resource::kReidJob: return kKindReidJob;
+    case v1::Resource::kFeatureExtractionService: return kKindFeatureExtractionService;
     case v1::Resource::kWorker: return kKindWorker;
     case v1::Resource::SPEC_NOT_SET: break;
   }

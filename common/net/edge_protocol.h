@@ -30,6 +30,7 @@ inline constexpr std::string_view kKindLifelongLearningJob = "LifelongLearningJo
 inline constexpr std::string_view kKindDistributedJob = "DistributedJob";
 inline constexpr std::string_view kKindVideoAnalyticsJob = "VideoAnalyticsJob";
 inline constexpr std::string_view kKindReidJob = "ReidJob";
+inline constexpr std::string_view kKindFeatureExtractionService = "FeatureExtractionService";
 inline constexpr std::string_view kKindWorker = "Worker";
 
 // "Kind/namespace/name": identity of an object on the link (the uid is compared separately, so a

@@ -7,6 +7,10 @@
 // constructor.
 
 #include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 #include "common/kube/client.h"
 #include "common/kube/event_recorder.h"
@@ -45,6 +49,14 @@ struct ControllerContext {
   // (controllers created after it may use it; null when it is not enabled).
   ModelRequirements* models = nullptr;
   ControllerSettings settings;
+
+  // InvalidArgument naming `controller` unless the client, informers and edge dispatcher that
+  // every controller announcing objects to the edge needs are set.
+  absl::Status RequireClientInformersEdge(std::string_view controller) const {
+    if (client != nullptr && informers != nullptr && edge != nullptr) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(controller), ": client, informers and edge are required"));
+  }
 
   // InformerOptions for this daemon's watch scope (the namespace from the settings).
   kube::InformerOptions ScopedInformerOptions() const {

@@ -3,10 +3,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/api/json_fields.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/job/conditions.h"
 #include "common/job/distributed_job.h"
+#include "common/job/job_status.h"
 #include "common/job/owner_handler.h"
 #include "common/job/pod_builder.h"
 #include "common/kube/errors.h"
@@ -105,13 +107,11 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
 
 absl::Status DistributedJobController::FailUnparsable(const Json& object,
                                                       const absl::Status& error) {
-  const Json* conditions = kube::FindPath(object, "status.conditions");
-  if (conditions != nullptr && conditions->is_array()) {
-    for (const Json& c : *conditions) {
-      if (c.is_object() && c.value("type", "") == job::condition_types::kFailed &&
-          c.value("status", "") == job::kTrue) {
-        return absl::OkStatus();  // Already reported.
-      }
+  if (const Json* current = kube::FindPath(object, "status");
+      current != nullptr && current->is_object()) {
+    api::FieldReader reader;  // A malformed status reads as what could be read.
+    if (job::ReadJobStatus(*current, "status", &reader).IsFailed()) {
+      return absl::OkStatus();  // Already reported.
     }
   }
   std::string message = api::FormatCauses(kube::Causes(error));

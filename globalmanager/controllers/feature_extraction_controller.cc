@@ -1,14 +1,15 @@
 #include "globalmanager/controllers/feature_extraction_controller.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/api/feature_extraction_service.h"
 #include "common/api/sedna_contract.h"
-#include "common/log/log.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
-#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/spec_validity.h"
+#include "globalmanager/controllers/worker_metrics_report.h"
 
 namespace nereid::gm {
 namespace {
@@ -24,10 +25,7 @@ const kube::Resource& Services() { return api::resources::FeatureExtractionServi
 
 absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "FeatureExtractionController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("FeatureExtractionController"));
   std::unique_ptr<FeatureExtractionController> controller(
       new FeatureExtractionController(context));
   RETURN_IF_ERROR(controller->WatchModels([](const Json& object) {
@@ -41,16 +39,20 @@ absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionCo
 }
 
 FeatureExtractionController::FeatureExtractionController(const ControllerContext& context)
-    : MultiEdgeServiceController("featureextraction", context, {kKind, &Services(), false}) {}
+    : MultiEdgeServiceController(
+          "featureextraction", context,
+          {kKind, &Services(), false, [](std::string_view node, v1::Resource* resource) {
+             v1::InferenceJobSpec* spec = resource->mutable_feature_extraction_service();
+             spec->set_node_name(std::string(node));
+             spec->set_worker_type(std::string(api::worker_types::kFeatureExtraction));
+           }}) {}
 
 ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
-  Json spec_only = object;
-  spec_only.erase("status");  // Only the spec decides; a malformed status is ours to rewrite.
-  absl::StatusOr<api::FeatureExtractionService> parsed =
-      api::FeatureExtractionService::FromJson(spec_only);
-  if (!parsed.ok()) return Invalid(parsed.status(), "spec");
+  std::vector<kube::StatusCause> causes;
+  std::optional<api::FeatureExtractionService> parsed =
+      ParseSpec<api::FeatureExtractionService>(object, &causes);
+  if (!parsed.has_value()) return Invalid(std::move(causes));
   const api::FeatureExtractionService& fe = *parsed;
-  std::vector<kube::StatusCause> causes = fe.Validate();
   CheckNodeSelections({{&fe.spec.deployment.pod_template, "spec.template"}}, &causes);
   if (!causes.empty()) return Invalid(std::move(causes));
 
@@ -98,17 +100,10 @@ ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kKind || !report.has_worker()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " is not a worker report of a FeatureExtractionService"));
+    return RejectedPayload(report, "a worker report of a FeatureExtractionService");
   }
-  absl::StatusOr<std::vector<api::Metric>> metrics =
-      MetricsFromOwnerInfo(report.worker().owner_info_json());
-  if (!metrics.ok()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
-                                report.worker().worker_name(), ": ", metrics.status().message()));
-  }
+  std::vector<api::Metric> metrics;
+  if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
   if (!OnEdgeNode(key, node, ref.uid())) {
     const bool recreated = OnEdgeNode(key, node, "");
     if (recreated || EdgeNodes(key).empty()) {
@@ -121,39 +116,17 @@ ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
                                    absl::StrCat("featureextractionservice ", key,
                                                 " has no worker on node ", std::string(node)));
   }
-  if (metrics->empty()) return ReportOutcome::Accepted();
-  if (metrics->size() > kMaxServiceMetrics) metrics->resize(kMaxServiceMetrics);
-  Json metrics_json = Json::array();
-  for (const api::Metric& m : *metrics) metrics_json.push_back(m.ToJson());
   kube::ObjectPtr cached;
   if (absl::StatusOr<kube::ObjectPtr> hit = services()->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Services(), ref.namespace_(), ref.name(), ref.uid(),
-      [&](const Json&, Json* status) -> absl::Status {
-        (*status)["metrics"] = metrics_json;
-        return absl::OkStatus();
-      },
-      cached);
-  if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    LOG(WARNING) << "featureextractionservice " << key << ": report " << report.seq()
-                 << " from node " << node << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
-  }
-  return ReportOutcome::Accepted();
+  return WriteWorkerMetrics(context(), Services(), std::move(cached), node, report,
+                            std::move(metrics), {.max_metrics = kMaxServiceMetrics});
 }
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeFeatureExtractionController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Services()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<FeatureExtractionController> controller,
-                   FeatureExtractionController::Create(context));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, Services(), &FeatureExtractionController::Create);
 }
 
 }  // namespace nereid::gm

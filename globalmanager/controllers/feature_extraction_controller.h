@@ -8,6 +8,10 @@
 // edge placement — is MultiEdgeServiceController's (multi_edge_service.h). A missing Model →
 // SpecValid=False reason ModelNotFound until it appears.
 //
+// Edge: besides its workers, the service itself is announced (InferenceJobSpec
+// feature_extraction_service, worker type fe) to the nodes holding them, so their LCs forward
+// the workers' reports and the hub admits them.
+//
 // Reports (ReportSink for "FeatureExtractionService"): a WorkerReport's ownerInfo (minus
 // startTime/updateTime) → status.metrics [{key, value}], the newest report's values, at most
 // kMaxServiceMetrics (Sedna's upstream never receives them). Rejected: not a worker report or

@@ -1,5 +1,6 @@
 #include "globalmanager/controllers/federated_learning_controller.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/federated_learning_status.h"
+#include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/registry.h"
@@ -295,19 +297,12 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     if (!sync_error.ok()) return sync_error;
     return kube::ReconcileResult{.requeue_after = result.requeue_after};
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Jobs(), id.ns, id.name, id.uid,
-      [&](const Json&, Json* st) -> absl::Status {
-        ApplyReconcileStatus(update, st);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) {
-    if (absl::IsNotFound(write.status())) return kube::ReconcileResult{};  // Gone meanwhile.
-    return write.status();
-  }
+  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
+                   WriteLibraryJobStatus(
+                       *context().client, Jobs(), id, object,
+                       [&](Json* st) { ApplyReconcileStatus(update, st); }, expectations_, key));
+  if (!write.has_value()) return kube::ReconcileResult{};  // Gone meanwhile.
   if (write->written) {
-    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
     const Json* before = kube::FindPath(write->before, "conditions");
     const bool was_waiting = before != nullptr && before->is_array() && !before->empty() &&
                              kube::StringAt(before->back(), "reason") == fl_reasons::kNoMatchingNodes;

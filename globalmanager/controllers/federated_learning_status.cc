@@ -6,10 +6,9 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/api/json_fields.h"
-#include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/library_job_status.h"
 
 namespace nereid::gm {
 namespace {
@@ -89,64 +88,21 @@ std::optional<api::Condition> CurrentCondition(const FlStatusUpdate& update) {
 }  // namespace
 
 job::JobStatus ReadEmbeddedJobStatus(const Json& object) {
-  const Json* embedded = kube::FindPath(object, absl::StrCat("status.", ToAbsl(kFlJobStatusField)));
-  if (embedded == nullptr || !embedded->is_object()) return {};
-  api::FieldReader reader;
-  job::JobStatus status =
-      job::ReadJobStatus(*embedded, absl::StrCat("status.", ToAbsl(kFlJobStatusField)), &reader);
-  // A malformed embedded status (someone edited it) restarts from what could be read.
-  return status;
+  return ReadEmbeddedLibraryStatus(object, kFlJobStatusField);
 }
 
-std::string_view FlPhase(std::string_view job_phase) {
-  if (job_phase == job::phases::kRestarting) return job::phases::kRunning;
-  if (job_phase.empty()) return job::phases::kPending;
-  return job_phase;  // Pending, Running, Succeeded, Failed, Suspended.
-}
+std::string_view FlPhase(std::string_view job_phase) { return SednaJobPhase(job_phase); }
 
 void ApplyReconcileStatus(const FlStatusUpdate& update, Json* status) {
   if (!status->is_object()) *status = Json::object();
   const job::JobStatus& js = *update.job;
-  const bool finished = js.IsFinished();
-
   (*status)["phase"] = std::string(FlPhase(js.phase));
-  int64_t active = 0, succeeded = 0, failed = 0;
-  for (const auto& [task, rs] : js.replica_statuses) {
-    active += rs.active;
-    succeeded += rs.succeeded;
-    failed += rs.failed;
-  }
-  if (!finished) {
-    for (const auto& [task, phases] : js.task_status) {
-      auto pending = phases.find("Pending");
-      if (pending != phases.end()) active += pending->second;
-    }
-  }
-  (*status)["active"] = active;
-  (*status)["succeeded"] = succeeded;
-  (*status)["failed"] = failed;
-  (*status)["restarts"] = js.restarts;
-  if (js.start_time.has_value()) {
-    api::PutTime(status, "startTime", js.start_time);
-  } else {
-    status->erase("startTime");
-  }
-  if (js.completion_time.has_value()) {
-    api::PutTime(status, "completionTime", js.completion_time);
-  } else {
-    status->erase("completionTime");
-  }
+  PutLibraryJobCounts(js, status);
   (*status)["observedGeneration"] = update.generation;
   (*status)[std::string(kFlJobStatusField)] = js.ToJson();
 
   if (std::optional<api::Condition> current = CurrentCondition(update)) {
-    api::FieldReader reader;
-    std::vector<api::Condition> conditions = api::ReadConditions(*status, "status", &reader);
-    if (api::AppendCondition(&conditions, *std::move(current), update.now)) {
-      Json list = Json::array();
-      for (const api::Condition& c : conditions) list.push_back(c.ToJson());
-      (*status)["conditions"] = std::move(list);
-    }
+    AppendSednaCondition(*std::move(current), update.now, status);
   }
 }
 

@@ -6,18 +6,22 @@
 #include "absl/strings/str_cat.h"
 #include "common/api/model.h"
 #include "common/api/sedna_contract.h"
+#include "common/job/event_reasons.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/inference_job_status.h"
 #include "globalmanager/controllers/joint_inference_status.h"
+#include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_metrics_report.h"
 #include "globalmanager/controllers/worker_template.h"
 
 namespace nereid::gm {
@@ -54,10 +58,8 @@ Json NodePlacementView(const Json& node) {
 absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::Create(
     const ControllerContext& context, const InferenceJobKind& kind,
     job::JobReconcilerOptions options) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ToAbsl(kind.kind), " controller: client, informers and edge are required"));
-  }
+  RETURN_IF_ERROR(
+      context.RequireClientInformersEdge(absl::StrCat(ToAbsl(kind.kind), " controller")));
   if (kind.resource == nullptr || kind.plan == nullptr) {
     return absl::InvalidArgumentError("InferenceJobKind needs a resource and a plan");
   }
@@ -86,7 +88,8 @@ InferenceJobController::InferenceJobController(const ControllerContext& context,
       expectations_(context.clock),
       gang_(context.client, context.clock),
       engine_(context.client, &children_, &expectations_, &gang_, context.events, context.clock,
-              options) {
+              options),
+      placements_(context.edge, api::LowerKind(kind.kind)) {
   // Pod and Service events settle the expectations and enqueue the owning job.
   const std::string owner_kind(kind.kind);
   pods_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
@@ -131,12 +134,7 @@ std::string InferenceJobController::Requester(const std::string& key) const {
 }
 
 std::set<std::string> InferenceJobController::PlacedNodes(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  std::set<std::string> nodes;
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return nodes;
-  for (const auto& [node, version] : it->second.versions) nodes.insert(node);
-  return nodes;
+  return placements_.Nodes(key);
 }
 
 absl::StatusOr<std::string> InferenceJobController::ModelUrl(const std::string& ns,
@@ -185,6 +183,47 @@ absl::StatusOr<InferenceJobController::Worker> InferenceJobController::BuildWork
   return worker;
 }
 
+absl::StatusOr<InferenceJobController::Worker> InferenceJobController::WorkerFor(
+    const std::string& key, const Json& object, const InferenceJobPlan& plan, bool started) {
+  std::string model_url;
+  if (!plan.model_name.empty()) {
+    absl::StatusOr<std::string> url = ModelUrl(kube::Namespace(object), plan.model_name);
+    if (!url.ok()) {
+      if (!absl::IsNotFound(url.status()) || !started) return url.status();
+      // The Model went away after the job started: its pods were built with the url the Model
+      // had, so the job goes on with that worker (and its status keeps following the pods)
+      // rather than stopping in Waiting. Not for another spec or a re-created job, and not after
+      // a GM restart (nothing remembered): those wait for the Model.
+      Worker worker;
+      bool news = false;
+      {
+        absl::MutexLock lock(&mu_);
+        auto last = built_.find(key);
+        if (last == built_.end() || last->second.uid != kube::Uid(object) ||
+            last->second.generation != kube::Generation(object)) {
+          return url.status();
+        }
+        worker = last->second.worker;
+        news = !std::exchange(last->second.model_gone_told, true);
+      }
+      if (news) {
+        const std::string message =
+            absl::StrCat("model \"", plan.model_name,
+                         "\" is gone; the started job goes on with its worker as built");
+        LOG(INFO) << kind_.name << " " << key << ": " << message;
+        RecordEvent(context(), *kind_.resource, object, kube::EventType::kWarning,
+                    inference_job_reasons::kModelNotFound, message);
+      }
+      return worker;
+    }
+    model_url = *std::move(url);
+  }
+  ASSIGN_OR_RETURN(Worker worker, BuildWorker(object, plan, model_url));
+  absl::MutexLock lock(&mu_);
+  built_[key] = {kube::Uid(object), kube::Generation(object), worker};
+  return worker;
+}
+
 absl::Status InferenceJobController::WaitForModel(const std::string& key, const ObjectPtr& object,
                                                   const std::string& message) {
   const Json& obj = *object;
@@ -192,24 +231,21 @@ absl::Status InferenceJobController::WaitForModel(const std::string& key, const 
   update.generation = kube::Generation(obj);
   update.waiting_for_model = message;
   update.now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *kind_.resource, kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
-      [&](const Json&, Json* status) -> absl::Status {
-        ApplyInferenceJobStatus(update, status);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) return absl::IsNotFound(write.status()) ? absl::OkStatus() : write.status();
-  if (write->written) {
-    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
+  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
+                   WriteLibraryJobStatus(
+                       *context().client, *kind_.resource,
+                       job::JobIdentity::FromObject(obj, *kind_.resource), object,
+                       [&](Json* status) { ApplyInferenceJobStatus(update, status); },
+                       expectations_, key));
+  if (write.has_value() && write->written) {
     const Json* before = kube::FindPath(write->before, "conditions");
     const bool was_waiting =
         before != nullptr && before->is_array() && !before->empty() &&
         kube::StringAt(before->back(), "reason") == inference_job_reasons::kModelNotFound &&
         kube::StringAt(before->back(), "message") == message;
-    if (!was_waiting && context().events != nullptr) {
-      context().events->Record(write->object, kube::EventType::kWarning,
-                               inference_job_reasons::kModelNotFound, message);
+    if (!was_waiting) {
+      RecordEvent(context(), *kind_.resource, write->object, kube::EventType::kWarning,
+                  inference_job_reasons::kModelNotFound, message);
     }
   }
   LOG(DEBUG) << kind_.name << " " << key << ": " << message;
@@ -242,10 +278,8 @@ void InferenceJobController::RestartStalePods(const std::string& key, const Json
   const std::string message =
       absl::StrCat("the spec changed: recreating ", deleted, " pod(s) from the new template");
   LOG(INFO) << kind_.name << " " << key << ": " << message;
-  if (context().events != nullptr) {
-    context().events->Record(object, kube::EventType::kNormal, inference_job_reasons::kSpecChanged,
-                             message);
-  }
+  RecordEvent(context(), *kind_.resource, object, kube::EventType::kNormal,
+              inference_job_reasons::kSpecChanged, message);
 }
 
 absl::Status InferenceJobController::EnsureService(const std::string& key, const Json& object,
@@ -263,17 +297,14 @@ absl::Status InferenceJobController::EnsureService(const std::string& key, const
   if (!created.ok()) {
     expectations_.CreationObserved(key);
     if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
-    if (context().events != nullptr) {
-      context().events->Record(object, kube::EventType::kWarning, "FailedCreateService",
-                               absl::StrCat("Error creating service ", name, ": ",
-                                            created.status().message()));
-    }
+    RecordEvent(context(), *kind_.resource, object, kube::EventType::kWarning,
+                job::event_reasons::kFailedCreateService,
+                absl::StrCat("Error creating service ", name, ": ", created.status().message()));
     return created.status();
   }
-  if (context().events != nullptr) {
-    context().events->Record(object, kube::EventType::kNormal, "SuccessfulCreateService",
-                             absl::StrCat("Created service: ", name));
-  }
+  RecordEvent(context(), *kind_.resource, object, kube::EventType::kNormal,
+              job::event_reasons::kSuccessfulCreateService,
+              absl::StrCat("Created service: ", name));
   return absl::OkStatus();
 }
 
@@ -316,22 +347,8 @@ absl::Status InferenceJobController::Place(const std::string& key, const Json& o
     context().models->SetRequirements(Requester(key), needs);
   }
 
-  absl::MutexLock lock(&mu_);
-  Placed& placed = placed_[key];
   const v1::ObjectRef ref = EdgeRef(kind_.kind, object);
-  if (!placed.uid.empty() && placed.uid != ref.uid()) {
-    placed.versions.clear();  // Re-created under the same name: the hub tells it apart by uid.
-  }
-  placed.uid = ref.uid();
-  for (auto it = placed.versions.begin(); it != placed.versions.end();) {
-    if (nodes.count(it->first) > 0) {
-      ++it;
-      continue;
-    }
-    RETURN_IF_ERROR(context().edge->Remove(it->first, ref));
-    LOG(INFO) << kind_.name << " " << key << ": withdrawn from node " << it->first;
-    it = placed.versions.erase(it);
-  }
+  std::map<std::string, v1::Resource> resources;
   for (const std::string& node : nodes) {
     v1::InferenceJobSpec spec;
     spec.set_node_name(node);
@@ -339,46 +356,28 @@ absl::Status InferenceJobController::Place(const std::string& key, const Json& o
     std::vector<std::string>& names = pods_on[node];
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) spec.add_pods(name);
-    const std::string version =
-        absl::StrCat(EdgeVersion(object), "-", ContentHash(Json(names)).substr(0, 8));
-    auto it = placed.versions.find(node);
-    if (it != placed.versions.end() && it->second == version) continue;
-    v1::Resource resource;
+    v1::Resource& resource = resources[node];
     *resource.mutable_ref() = ref;
-    resource.set_version(version);
+    // The node's pods are in the version: a pod added or gone there is news to its LC.
+    resource.set_version(
+        absl::StrCat(EdgeVersion(object), "-", ContentHash(Json(names)).substr(0, 8)));
     if (kind_.kind == api::kinds::kVideoAnalyticsJob) {
       *resource.mutable_video_analytics_job() = std::move(spec);
     } else {
       *resource.mutable_reid_job() = std::move(spec);
     }
-    RETURN_IF_ERROR(context().edge->Upsert(node, std::move(resource)));
-    placed.versions[node] = version;
-    LOG(DEBUG) << kind_.name << " " << key << ": sent to node " << node << " (version " << version
-               << ")";
   }
-  return absl::OkStatus();
+  return placements_.Sync(key, resources);
 }
 
 absl::Status InferenceJobController::Forget(const std::string& key) {
   expectations_.Delete(key);
-  if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
-  absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return absl::OkStatus();
-  std::string ns, name;
-  kube::SplitKey(key, &ns, &name);
-  v1::ObjectRef ref;
-  ref.set_kind(std::string(kind_.kind));
-  ref.set_namespace_(ns);
-  ref.set_name(name);
-  ref.set_uid(it->second.uid);
-  for (auto node = it->second.versions.begin(); node != it->second.versions.end();) {
-    RETURN_IF_ERROR(context().edge->Remove(node->first, ref));
-    node = it->second.versions.erase(node);
+  {
+    absl::MutexLock lock(&mu_);
+    built_.erase(key);
   }
-  placed_.erase(it);
-  LOG(INFO) << kind_.name << " " << key << ": removed from the edge";
-  return absl::OkStatus();
+  if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
+  return placements_.Forget(key);
 }
 
 absl::Status InferenceJobController::PrimeEdge() {
@@ -425,21 +424,17 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
                                       kube::Causes(plan.status())));
     return kube::ReconcileResult{};
   }
-  // 2. The Model.
-  std::string model_url;
-  if (!plan->model_name.empty()) {
-    absl::StatusOr<std::string> url = ModelUrl(kube::Namespace(obj), plan->model_name);
-    if (!url.ok()) {
-      if (!absl::IsNotFound(url.status())) return url.status();
+  // 2. The Model and 3. the worker template.
+  const job::JobIdentity id = job::JobIdentity::FromObject(obj, *kind_.resource);
+  const job::JobStatus prior = ReadInferenceJobLibraryStatus(obj);
+  const bool started = prior.start_time.has_value() || !children_.Pods(id).empty();
+  absl::StatusOr<Worker> worker = WorkerFor(key, obj, *plan, started);
+  if (!worker.ok()) {
+    if (absl::IsNotFound(worker.status())) {  // The Model.
       RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
-      RETURN_IF_ERROR(WaitForModel(key, object, std::string(url.status().message())));
+      RETURN_IF_ERROR(WaitForModel(key, object, std::string(worker.status().message())));
       return kube::ReconcileResult{};
     }
-    model_url = *std::move(url);
-  }
-  // 3. The worker template.
-  absl::StatusOr<Worker> worker = BuildWorker(obj, *plan, model_url);
-  if (!worker.ok()) {
     if (!absl::IsInvalidArgument(worker.status())) return worker.status();
     RETURN_IF_ERROR(RecordSpecInvalid(context(), *kind_.resource, object,
                                       kube::Causes(worker.status())));
@@ -448,8 +443,6 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
 
   // 4. Spec change. The expectations first, then the pod cache (as the library does).
-  const job::JobIdentity id = job::JobIdentity::FromObject(obj, *kind_.resource);
-  const job::JobStatus prior = ReadInferenceJobLibraryStatus(obj);
   absl::Status sync_error;
   if (!prior.IsFinished() && expectations_.Satisfied(key, kube::ResourceVersion(obj))) {
     RestartStalePods(key, obj, children_.Pods(id), worker->template_hash, &sync_error);
@@ -508,19 +501,12 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   update.job = &status;
   update.generation = kube::Generation(obj);
   update.now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *kind_.resource, id.ns, id.name, id.uid,
-      [&](const Json&, Json* st) -> absl::Status {
-        ApplyInferenceJobStatus(update, st);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) {
-    if (absl::IsNotFound(write.status())) return kube::ReconcileResult{};  // Gone meanwhile.
-    return write.status();
-  }
+  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
+                   WriteLibraryJobStatus(
+                       *context().client, *kind_.resource, id, object,
+                       [&](Json* st) { ApplyInferenceJobStatus(update, st); }, expectations_, key));
+  if (!write.has_value()) return kube::ReconcileResult{};  // Gone meanwhile.
   if (write->written) {
-    expectations_.ExpectStatus(key, kube::ResourceVersion(write->object));
     LOG(DEBUG) << kind_.name << " " << key << ": status written (phase "
                << kube::StringAt(write->after, "phase") << ")";
   }
@@ -533,58 +519,26 @@ ReportOutcome InferenceJobController::HandleReport(std::string_view node,
   const v1::ObjectRef& ref = report.ref();
   const std::string key = kube::MakeKey(ref.namespace_(), ref.name());
   if (ref.kind() != kind_.kind || !report.has_worker()) {
+    return RejectedPayload(report, absl::StrCat("a worker report of a ", ToAbsl(kind_.kind)));
+  }
+  std::vector<api::Metric> metrics;
+  if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
+  const std::string placed_uid = placements_.Uid(key);
+  const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
+  if (gone || !placements_.Holds(key, node)) {
     return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " about ", ref.kind(), " ", key,
-                                " is not a worker report of a ", ToAbsl(kind_.kind)));
-  }
-  absl::StatusOr<std::vector<api::Metric>> metrics =
-      MetricsFromOwnerInfo(report.worker().owner_info_json());
-  if (!metrics.ok()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
-                                report.worker().worker_name(), ": ", metrics.status().message()));
-  }
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = placed_.find(key);
-    const bool gone = it == placed_.end() || (!ref.uid().empty() && it->second.uid != ref.uid());
-    if (gone || it->second.versions.count(std::string(node)) == 0) {
-      return ReportOutcome::Rejected(
-          gone ? "ObjectGone" : "NotThisNode",
-          absl::StrCat(ToAbsl(kind_.name), " ", key,
-                       gone ? " is not (or no longer) on any edge node"
-                            : absl::StrCat(" has no worker on node ", ToAbsl(node))));
-    }
-  }
-  if (metrics->empty()) return ReportOutcome::Accepted();  // No ownerInfo: nothing to show.
-  if (metrics->size() > api::kMaxInferenceJobMetrics) metrics->resize(api::kMaxInferenceJobMetrics);
-  Json metrics_json = Json::array();
-  for (api::Metric& m : *metrics) {
-    if (m.value.size() > kMaxMetricValueBytes) m.value.resize(kMaxMetricValueBytes);
-    metrics_json.push_back(m.ToJson());
+        gone ? "ObjectGone" : "NotThisNode",
+        absl::StrCat(ToAbsl(kind_.name), " ", key,
+                     gone ? " is not (or no longer) on any edge node"
+                          : absl::StrCat(" has no worker on node ", ToAbsl(node))));
   }
   ObjectPtr cached;
   if (absl::StatusOr<ObjectPtr> hit = jobs_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *kind_.resource, ref.namespace_(), ref.name(), ref.uid(),
-      [&](const Json&, Json* status) -> absl::Status {
-        (*status)["metrics"] = metrics_json;
-        return absl::OkStatus();
-      },
-      cached);
-  if (!write.ok()) {
-    const absl::Status& s = write.status();
-    if (absl::IsNotFound(s)) return ReportOutcome::Rejected("ObjectGone", std::string(s.message()));
-    LOG(WARNING) << kind_.name << " " << key << ": report " << report.seq() << " from node "
-                 << node << " not written: " << s;
-    return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
-                                std::string(s.message()));
-  }
-  LOG(DEBUG) << kind_.name << " " << key << ": metrics from node " << node << " (report "
-             << report.seq() << ")" << (write->written ? " written" : " unchanged");
-  return ReportOutcome::Accepted();
+  return WriteWorkerMetrics(context(), *kind_.resource, std::move(cached), node, report,
+                            std::move(metrics),
+                            {api::kMaxInferenceJobMetrics, kMaxMetricValueBytes});
 }
 
 }  // namespace nereid::gm

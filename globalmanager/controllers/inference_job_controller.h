@@ -12,7 +12,8 @@
 //   2. The Model (VideoAnalyticsJob): missing → condition Waiting/ModelNotFound, phase Pending and
 //      a Warning Event ModelNotFound when this is news; nothing is created. Models are watched, so
 //      the job proceeds as soon as its Model appears. Its url becomes MODEL_URL (a host path is
-//      mounted, worker_template.h).
+//      mounted, worker_template.h). A Model deleted after the job started does not stop it: the
+//      job goes on with the worker built before, so its status keeps following its pods.
 //   3. The worker template (worker_template.h): Sedna's labels "<kind>.sedna.io/name|uid|
 //      worker-type", env NAMESPACE, JOB_NAME, WORKER_NAME, LC_SERVER (+ MODEL_NAME, MODEL_URL for
 //      VideoAnalyticsJob; KAFKA_ENABLED=true with kafkaSupport; a value the user sets wins).
@@ -62,6 +63,7 @@
 #include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
 
@@ -104,10 +106,6 @@ class InferenceJobController final : public ReconcilingController, public Report
   std::set<std::string> PlacedNodes(const std::string& key) const;
 
  private:
-  struct Placed {
-    std::string uid;
-    std::map<std::string, std::string> versions;  // node → version sent
-  };
   // A plan turned into what the library builds pods from.
   struct Worker {
     kube::Json pod_template;
@@ -122,6 +120,11 @@ class InferenceJobController final : public ReconcilingController, public Report
   // The worker template of `plan` (the Model's url already resolved into `model_url`).
   absl::StatusOr<Worker> BuildWorker(const kube::Json& object, const InferenceJobPlan& plan,
                                      const std::string& model_url) const;
+  // The worker of `plan`: built with its Model's url, or — the Model gone after the job
+  // `started` — the one built last for this uid and generation. NotFound (with the message) while
+  // the job has to wait for its Model; InvalidArgument for a template that cannot be built.
+  absl::StatusOr<Worker> WorkerFor(const std::string& key, const kube::Json& object,
+                                   const InferenceJobPlan& plan, bool started);
   // The Model's url, or a message saying why the job has to wait for it.
   absl::StatusOr<std::string> ModelUrl(const std::string& ns, const std::string& model) const;
   absl::Status WaitForModel(const std::string& key, const kube::ObjectPtr& object,
@@ -154,9 +157,17 @@ class InferenceJobController final : public ReconcilingController, public Report
   job::Expectations expectations_;
   job::GangAvailability gang_;
   job::JobReconciler engine_;
+  EdgePlacements placements_;
 
-  mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  // The worker last built for each job, for a job whose Model goes away after it started.
+  struct BuiltWorker {
+    std::string uid;
+    int64_t generation = 0;
+    Worker worker;
+    bool model_gone_told = false;  // The Warning Event about its Model being gone was recorded.
+  };
+  absl::Mutex mu_;
+  std::map<std::string, BuiltWorker> built_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::gm

@@ -4,11 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "common/api/common_types.h"
 #include "common/api/inference_job.h"
-#include "common/api/json_fields.h"
-#include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/library_job_status.h"
 
 namespace nereid::gm {
 namespace {
@@ -62,21 +60,13 @@ std::optional<api::Condition> CurrentCondition(const InferenceJobStatusUpdate& u
 
 std::string_view Phase(const InferenceJobStatusUpdate& update) {
   if (!update.waiting_for_model.empty()) return api::inference_job_phases::kPending;
-  std::string_view phase = update.job->phase;
-  if (phase == job::phases::kRestarting) return api::inference_job_phases::kRunning;
-  if (phase.empty()) return api::inference_job_phases::kPending;
-  return phase;  // Pending, Running, Succeeded, Failed, Suspended: the same words.
+  return SednaJobPhase(update.job->phase);
 }
 
 }  // namespace
 
 job::JobStatus ReadInferenceJobLibraryStatus(const Json& object) {
-  const std::string path = absl::StrCat("status.", ToAbsl(kInferenceJobStatusField));
-  const Json* embedded = kube::FindPath(object, path);
-  if (embedded == nullptr || !embedded->is_object()) return {};
-  api::FieldReader reader;
-  // A malformed embedded status (someone edited it) restarts from what could be read.
-  return job::ReadJobStatus(*embedded, path, &reader);
+  return ReadEmbeddedLibraryStatus(object, kInferenceJobStatusField);
 }
 
 void ApplyInferenceJobStatus(const InferenceJobStatusUpdate& update, Json* status) {
@@ -84,49 +74,15 @@ void ApplyInferenceJobStatus(const InferenceJobStatusUpdate& update, Json* statu
   (*status)["phase"] = std::string(Phase(update));
   (*status)["observedGeneration"] = update.generation;
   if (update.job != nullptr) {
-    const job::JobStatus& js = *update.job;
-    int64_t active = 0, succeeded = 0, failed = 0;
-    for (const auto& [task, rs] : js.replica_statuses) {
-      active += rs.active;
-      succeeded += rs.succeeded;
-      failed += rs.failed;
-    }
-    if (!js.IsFinished()) {
-      // The library counts Running pods as active; Sedna counts every pod not yet finished.
-      for (const auto& [task, phases] : js.task_status) {
-        if (auto pending = phases.find("Pending"); pending != phases.end()) {
-          active += pending->second;
-        }
-      }
-    }
-    (*status)["active"] = active;
-    (*status)["succeeded"] = succeeded;
-    (*status)["failed"] = failed;
-    (*status)["restarts"] = js.restarts;
-    if (js.start_time.has_value()) {
-      api::PutTime(status, "startTime", js.start_time);
-    } else {
-      status->erase("startTime");
-    }
-    if (js.completion_time.has_value()) {
-      api::PutTime(status, "completionTime", js.completion_time);
-    } else {
-      status->erase("completionTime");
-    }
-    (*status)[std::string(kInferenceJobStatusField)] = js.ToJson();
+    PutLibraryJobCounts(*update.job, status);
+    (*status)[std::string(kInferenceJobStatusField)] = update.job->ToJson();
   } else {
     for (const char* count : {"active", "succeeded", "failed"}) {
       if (!status->contains(count)) (*status)[count] = 0;
     }
   }
   if (std::optional<api::Condition> current = CurrentCondition(update)) {
-    api::FieldReader reader;
-    std::vector<api::Condition> list = api::ReadConditions(*status, "status", &reader);
-    if (api::AppendCondition(&list, *std::move(current), update.now)) {
-      Json json = Json::array();
-      for (const api::Condition& c : list) json.push_back(c.ToJson());
-      (*status)["conditions"] = std::move(json);
-    }
+    AppendSednaCondition(*std::move(current), update.now, status);
   }
 }
 

@@ -9,7 +9,6 @@
 #include "common/api/json_fields.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
-#include "common/kube/event_recorder.h"
 #include "common/log/log.h"
 #include "common/s3/s3_url.h"
 #include "common/status/macros.h"
@@ -20,9 +19,9 @@
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/s3_credentials.h"
+#include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
-#include "globalmanager/controllers/status_conditions.h"
-#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/worker_metrics_report.h"
 
 namespace nereid::gm {
 namespace {
@@ -310,9 +309,9 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
       state.reason = std::string(invalid ? kInvalidSpecReason : WaitingReason(plan));
       state.message = plan.message;
     }
-    RETURN_IF_ERROR(WriteState(object, state,
-                               invalid ? kInvalidSpecReason : WaitingReason(plan),
-                               plan.message));
+    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state,
+                                      invalid ? kInvalidSpecReason : WaitingReason(plan),
+                                      plan.message));
     // Secrets are not watched: a Secret problem is looked at again after a while.
     if (!plan.reason.empty()) {
       return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
@@ -346,9 +345,10 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
       state.reason = std::string(kInvalidSpecReason);
       state.message = Lines(problems);
     }
-    RETURN_IF_ERROR(WriteState(object, state, kInvalidSpecReason, Lines(problems)));
+    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, kInvalidSpecReason,
+                                      Lines(problems)));
   } else {
-    RETURN_IF_ERROR(WriteState(object, state, "", ""));
+    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, "", ""));
   }
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
@@ -397,86 +397,6 @@ JiState JointInferenceController::StateOf(const Json& object, const JiChildren& 
   return ComputeJiState(cloud, edges);
 }
 
-absl::Status JointInferenceController::WriteState(const kube::ObjectPtr& object,
-                                                  const JiState& state,
-                                                  std::string_view spec_reason,
-                                                  std::string_view spec_message) {
-  const Json& obj = *object;
-  const absl::Time now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Services(), kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
-      [&](const Json& current, Json* status) -> absl::Status {
-        (*status)["phase"] = state.phase;
-        (*status)["active"] = state.active;
-        (*status)["failed"] = state.failed;
-        (*status)["observedGeneration"] = kube::Generation(current);
-        if (!status->contains("startTime") || !(*status)["startTime"].is_string()) {
-          (*status)["startTime"] = kube::FormatTimestamp(now);
-        }
-        api::FieldReader reader;
-        std::vector<api::Condition> conditions = api::ReadConditions(*status, "status", &reader);
-        if (!reader.ok()) conditions.clear();  // Malformed: ours to rewrite.
-        // SpecValid (one entry, first) apart from the phase history (newest last: Sedna's
-        // readers look at the last condition); together at most kMaxConditions (the CRD's
-        // maxItems), or the API server would refuse every status write.
-        Json spec_valid = Json::object();
-        std::vector<api::Condition> phases;
-        for (api::Condition& c : conditions) {
-          if (c.type == kSpecValidCondition) {
-            spec_valid["conditions"] = Json::array({c.ToJson()});
-          } else {
-            phases.push_back(std::move(c));
-          }
-        }
-        if (!spec_reason.empty()) {
-          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kFalse,
-                             spec_reason, spec_message, now);
-        } else if (ConditionIs(spec_valid, kSpecValidCondition, condition_status::kFalse)) {
-          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kTrue,
-                             kValidReason, "", now);
-        }
-        Json list = spec_valid.value("conditions", Json::array());
-        const size_t max_phases = api::kMaxConditions - list.size();
-        api::Condition condition;
-        condition.type = state.phase;
-        condition.status = "True";
-        condition.reason = state.reason;
-        condition.message = state.message;
-        api::AppendCondition(&phases, std::move(condition), now, max_phases);
-        if (phases.size() > max_phases) {
-          phases.erase(phases.begin(), phases.end() - static_cast<std::ptrdiff_t>(max_phases));
-        }
-        for (const api::Condition& c : phases) list.push_back(c.ToJson());
-        (*status)["conditions"] = std::move(list);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) {
-    if (absl::IsNotFound(write.status())) return absl::OkStatus();  // Gone meanwhile.
-    return write.status();
-  }
-  if (!write->written) return absl::OkStatus();
-
-  const Json& before = write->before;
-  const std::string key = kube::Key(obj);
-  if (!spec_reason.empty()) {
-    AnnounceSpecInvalid(context(), Services(), *write, spec_reason, spec_message);
-  }
-  const std::string old_phase = before.value("phase", std::string());
-  if (old_phase != state.phase) {
-    LOG(INFO) << "jointinferenceservice " << key << ": " << (old_phase.empty() ? "-" : old_phase)
-              << " -> " << state.phase << " (" << state.reason << ": " << state.message << ")";
-    if (state.phase == api::ji_phases::kRunning) {
-      Record(write->object, kube::EventType::kNormal,
-             old_phase == api::ji_phases::kFailed ? reasons::kRecovered : reasons::kRunning,
-             state.message);
-    } else if (state.phase == api::ji_phases::kFailed && state.reason == reasons::kWorkerFailed) {
-      Record(write->object, kube::EventType::kWarning, reasons::kWorkerFailed, state.message);
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status JointInferenceController::Place(const std::string& key, const Json& object,
                                              const api::JointInferenceService& service,
                                              const std::vector<std::string>& nodes) {
@@ -506,13 +426,8 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
   if (ref.kind() != kKind || !report.has_worker()) {
     return RejectedPayload(report, "a worker report of a JointInferenceService");
   }
-  absl::StatusOr<std::vector<api::Metric>> metrics =
-      MetricsFromOwnerInfo(report.worker().owner_info_json());
-  if (!metrics.ok()) {
-    return ReportOutcome::Rejected(
-        "Invalid", absl::StrCat("report ", report.seq(), " of worker ",
-                                report.worker().worker_name(), ": ", metrics.status().message()));
-  }
+  std::vector<api::Metric> metrics;
+  if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
   const std::string placed_uid = placements_.Uid(key);
   const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
   if (gone || !placements_.Holds(key, node)) {
@@ -522,27 +437,12 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
                      gone ? " is not (or no longer) on any edge node"
                           : absl::StrCat(" has no edge worker on node ", ToAbsl(node))));
   }
-  if (metrics->empty()) return ReportOutcome::Accepted();  // Sedna: no ownerInfo, nothing to do.
-
-  Json metrics_json = Json::array();
-  for (const api::Metric& m : *metrics) metrics_json.push_back(m.ToJson());
   kube::ObjectPtr cached;
   if (absl::StatusOr<kube::ObjectPtr> hit = services_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);
   }
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, Services(), ref.namespace_(), ref.name(), ref.uid(),
-      [&](const Json&, Json* status) -> absl::Status {
-        (*status)["metrics"] = metrics_json;
-        return absl::OkStatus();
-      },
-      cached);
-  if (!write.ok()) {
-    return ReportWriteFailure("jointinferenceservice", key, node, report, write.status());
-  }
-  LOG(DEBUG) << "jointinferenceservice " << key << ": metrics from node " << node << " (report "
-             << report.seq() << ")" << (write->written ? " written" : " unchanged");
-  return ReportOutcome::Accepted();
+  return WriteWorkerMetrics(context(), Services(), std::move(cached), node, report,
+                            std::move(metrics), {});
 }
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeJointInferenceController(

@@ -109,8 +109,6 @@ class JointInferenceController final : public ReconcilingController, public Repo
   JiState StateOf(const kube::Json& object, const JiChildren& children) const;
   // Whether the cache has any worker Deployment of this service.
   bool HasWorkers(const kube::Json& object) const;
-  absl::Status WriteState(const kube::ObjectPtr& object, const JiState& state,
-                          std::string_view spec_reason, std::string_view spec_message);
 
   // Edge registry: `nodes` should hold the service's spec (and nothing else should).
   absl::Status Place(const std::string& key, const kube::Json& object,

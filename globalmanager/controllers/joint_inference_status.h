@@ -62,13 +62,16 @@ struct WorkerHealth {
 // `deployment` may be null (not created yet / not in the cache).
 WorkerHealth AssessDeployment(const kube::Json* deployment);
 
-struct JiState {
-  std::string phase;  // api::ji_phases
+// The state of a long-running service kind (JointInferenceService, the multi-edge services) as
+// its status shows it; service_phase_status.h writes it.
+struct ServicePhaseState {
+  std::string phase;  // api::ji_phases (== api::service_phases)
   std::string reason;
   std::string message;
   int32_t active = 0;
   int32_t failed = 0;
 };
+using JiState = ServicePhaseState;
 
 // `edges` has one entry per expected edge Deployment (none when no node is selected).
 JiState ComputeJiState(const WorkerHealth& cloud, const std::vector<WorkerHealth>& edges);

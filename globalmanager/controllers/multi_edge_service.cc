@@ -10,14 +10,13 @@
 #include "common/api/multi_edge_common.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
-#include "common/kube/event_recorder.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
-#include "globalmanager/controllers/status_conditions.h"
-#include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
 namespace {
@@ -48,7 +47,7 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
                                                        KindInfo info)
     : ReconcilingController(std::move(name), context),
       info_(info),
-      placements_(context.edge, info.kind) {
+      placements_(context.edge, info.kind, info.owner_spec) {
   services_ = Watch(*info_.resource);
   const std::string kind(info_.kind);
   deployments_ = WatchOwned(kube::resources::Deployments(), kind);
@@ -140,6 +139,41 @@ ServicePlan MultiEdgeServiceController::Invalid(const absl::Status& status,
   return Invalid(std::move(causes));
 }
 
+ServicePlan MultiEdgeServiceController::PlanTrackingPipeline(
+    const Json& object, const api::InlineDeploymentSpec& reid, const api::TemplateWorker* user,
+    const std::vector<api::TemplateWorker>& tracking, std::vector<kube::StatusCause> causes) const {
+  std::vector<std::pair<const api::PodTemplate*, std::string>> templates;
+  if (user != nullptr) templates.push_back({&user->pod_template, "spec.userWorker.template"});
+  templates.push_back({&reid.pod_template, "spec.reidWorkers.template"});
+  for (size_t i = 0; i < tracking.size(); ++i) {
+    templates.push_back(
+        {&tracking[i].pod_template, absl::StrCat("spec.trackingWorkers[", i, "].template")});
+  }
+  CheckNodeSelections(templates, &causes);
+  if (!causes.empty()) return Invalid(std::move(causes));
+
+  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
+  const std::string& lc_server = context().settings.lc_server;
+  const EdgeNodesFn edge_nodes = [this](const Json& s) { return EdgeNodesOf(s); };
+  ServicePlan plan;
+  std::vector<EnvVar> urls;
+  absl::Status added = AddObjectKindWorker(owner, reid.pod_template, kReidWorkers, reid.Replicas(),
+                                           reid.extra, lc_server, edge_nodes, &plan.children);
+  if (added.ok() && user != nullptr) {
+    added = AddObjectKindWorker(owner, user->pod_template, kUserWorker, 1, Json::object(),
+                                lc_server, edge_nodes, &plan.children);
+    urls.push_back({std::string(api::env::kUserWorkerUrl),
+                    ServiceUrl(owner, api::worker_types::kUserWorker, api::ports::kUserWorker)});
+  }
+  if (added.ok()) {
+    urls.push_back({std::string(api::env::kEdgemeshUrl),
+                    ServiceUrl(owner, api::worker_types::kReidWorker, api::ports::kReidWorker)});
+    added = AddTrackingWorkers(owner, tracking, urls, lc_server, edge_nodes, &plan.children);
+  }
+  if (!added.ok()) return Invalid(added, "spec");
+  return plan;
+}
+
 absl::Status MultiEdgeServiceController::Forget(const std::string& key) {
   {
     absl::MutexLock lock(&mu_);
@@ -164,11 +198,7 @@ std::string MultiEdgeServiceController::LowerKindForLog() const {
 
 void MultiEdgeServiceController::Record(const Json& object, kube::EventType type,
                                         std::string_view reason, std::string_view message) const {
-  if (context().events == nullptr) return;
-  kube::ObjectReference ref = kube::ObjectReference::FromObject(object);
-  ref.api_version = std::string(api::kApiVersion);  // Cached objects may lack their TypeMeta.
-  ref.kind = std::string(info_.kind);
-  context().events->Record(ref, type, reason, message);
+  RecordEvent(context(), *info_.resource, object, type, reason, message);
 }
 
 absl::Status MultiEdgeServiceController::PrimeEdge() {
@@ -213,7 +243,8 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
       state.reason = std::string(reason);
       state.message = plan.message;
     }
-    RETURN_IF_ERROR(WriteState(object, state, reason, plan.message));
+    RETURN_IF_ERROR(
+        WriteServicePhase(context(), *info_.resource, object, state, reason, plan.message));
     return kube::ReconcileResult{};
   }
 
@@ -236,9 +267,10 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
       state.reason = std::string(kInvalidSpecReason);
       state.message = Lines(problems);
     }
-    RETURN_IF_ERROR(WriteState(object, state, kInvalidSpecReason, Lines(problems)));
+    RETURN_IF_ERROR(WriteServicePhase(context(), *info_.resource, object, state, kInvalidSpecReason,
+                                      Lines(problems)));
   } else {
-    RETURN_IF_ERROR(WriteState(object, state, "", ""));
+    RETURN_IF_ERROR(WriteServicePhase(context(), *info_.resource, object, state, "", ""));
   }
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
@@ -498,89 +530,6 @@ absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
     for (const kube::ObjectPtr& p : pods) remove(*p, "its worker is no longer in the spec");
   }
   return status;
-}
-
-absl::Status MultiEdgeServiceController::WriteState(const kube::ObjectPtr& object,
-                                                    const ServiceState& state,
-                                                    std::string_view spec_reason,
-                                                    std::string_view spec_message) {
-  const Json& obj = *object;
-  const absl::Time now = context().clock->Now();
-  absl::StatusOr<StatusWrite> write = WriteStatus(
-      *context().client, *info_.resource, kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
-      [&](const Json& current, Json* status) -> absl::Status {
-        (*status)["phase"] = state.phase;
-        (*status)["active"] = state.active;
-        (*status)["failed"] = state.failed;
-        (*status)["observedGeneration"] = kube::Generation(current);
-        if (!status->contains("startTime") || !(*status)["startTime"].is_string()) {
-          (*status)["startTime"] = kube::FormatTimestamp(now);
-        }
-        api::FieldReader reader;
-        std::vector<api::Condition> conditions = api::ReadConditions(*status, "status", &reader);
-        if (!reader.ok()) conditions.clear();  // Malformed: ours to rewrite.
-        // SpecValid (one entry, first) apart from the phase history (newest last: Sedna's
-        // readers look at the last condition); together at most kMaxConditions (the CRD's
-        // maxItems).
-        Json spec_valid = Json::object();
-        std::vector<api::Condition> phases;
-        for (api::Condition& c : conditions) {
-          if (c.type == kSpecValidCondition) {
-            spec_valid["conditions"] = Json::array({c.ToJson()});
-          } else {
-            phases.push_back(std::move(c));
-          }
-        }
-        if (!spec_reason.empty()) {
-          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kFalse,
-                             spec_reason, spec_message, now);
-        } else if (ConditionIs(spec_valid, kSpecValidCondition, condition_status::kFalse)) {
-          SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kTrue,
-                             kValidReason, "", now);
-        }
-        Json list = spec_valid.value("conditions", Json::array());
-        const size_t max_phases = api::kMaxConditions - list.size();
-        api::Condition condition;
-        condition.type = state.phase;
-        condition.reason = state.reason;
-        condition.message = state.message;
-        api::AppendCondition(&phases, std::move(condition), now, max_phases);
-        for (const api::Condition& c : phases) list.push_back(c.ToJson());
-        (*status)["conditions"] = std::move(list);
-        return absl::OkStatus();
-      },
-      object);
-  if (!write.ok()) {
-    if (absl::IsNotFound(write.status())) return absl::OkStatus();  // Gone meanwhile.
-    return write.status();
-  }
-  if (!write->written) return absl::OkStatus();
-
-  const Json& before = write->before;
-  const std::string key = kube::Key(obj);
-  if (!spec_reason.empty()) {
-    std::optional<api::Condition> was = FindStatusCondition(before, kSpecValidCondition);
-    if (!was.has_value() || was->status != condition_status::kFalse ||
-        was->message != spec_message) {
-      LOG(WARNING) << LowerKindForLog() << " " << key << ": " << spec_reason << ": "
-                   << spec_message;
-      Record(write->object, kube::EventType::kWarning, spec_reason, spec_message);
-    }
-  }
-  const std::string old_phase = before.value("phase", std::string());
-  if (old_phase != state.phase) {
-    LOG(INFO) << LowerKindForLog() << " " << key << ": " << (old_phase.empty() ? "-" : old_phase)
-              << " -> " << state.phase << " (" << state.reason << ": " << state.message << ")";
-    if (state.phase == api::service_phases::kRunning) {
-      Record(write->object, kube::EventType::kNormal,
-             old_phase == api::service_phases::kFailed ? reasons::kRecovered : reasons::kRunning,
-             state.message);
-    } else if (state.phase == api::service_phases::kFailed &&
-               state.reason == reasons::kWorkerFailed) {
-      Record(write->object, kube::EventType::kWarning, reasons::kWorkerFailed, state.message);
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace nereid::gm

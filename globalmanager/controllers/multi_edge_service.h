@@ -78,6 +78,9 @@ class MultiEdgeServiceController : public ReconcilingController {
     std::string_view kind;              // "FeatureExtractionService"
     const kube::Resource* resource;     // its sedna.io resource
     bool owns_pods = false;             // watches Pods it owns directly
+    // Announces the service itself to its workers' nodes (WorkerPlacements), for kinds whose
+    // workers report to it through the LC.
+    WorkerPlacements::OwnerSpecFn owner_spec = nullptr;
   };
   MultiEdgeServiceController(std::string name, const ControllerContext& context, KindInfo info);
 
@@ -94,6 +97,16 @@ class MultiEdgeServiceController : public ReconcilingController {
   // An invalid plan from causes or a status carrying them.
   static ServicePlan Invalid(std::vector<kube::StatusCause> causes);
   static ServicePlan Invalid(const absl::Status& status, std::string_view field);
+
+  // ObjectSearchService and ObjectTrackingService: after the node selections of the reid, `user`
+  // (ObjectSearchService's user worker; null for ObjectTracking) and tracking templates are checked
+  // (joining `causes`, the spec's own problems), the reid Deployment + Service, the user worker's
+  // Deployment + Service, then one tracking pod per entry with USERWORKER_URL (when there is a
+  // user worker) and EDGEMESH_URL.
+  ServicePlan PlanTrackingPipeline(const kube::Json& object, const api::InlineDeploymentSpec& reid,
+                                   const api::TemplateWorker* user,
+                                   const std::vector<api::TemplateWorker>& tracking,
+                                   std::vector<kube::StatusCause> causes) const;
 
   // Makes the Models' index (ModelNames maps a service to the Model names it references) and
   // reconciles a service again when a Model it names appears, changes or goes.
@@ -117,8 +130,6 @@ class MultiEdgeServiceController : public ReconcilingController {
   std::map<std::string, std::vector<kube::ObjectPtr>> PodsBySlot(const kube::Json& object) const;
   ServiceState StateOf(const kube::Json& object, const ServiceChildren& children) const;
   bool HasChildren(const kube::Json& object) const;
-  absl::Status WriteState(const kube::ObjectPtr& object, const ServiceState& state,
-                          std::string_view spec_reason, std::string_view spec_message);
   absl::Status Forget(const std::string& key);
   void Record(const kube::Json& object, kube::EventType type, std::string_view reason,
               std::string_view message) const;

@@ -36,13 +36,7 @@ struct NamedWorker {
   WorkerHealth health;
 };
 
-struct ServiceState {
-  std::string phase;  // api::service_phases
-  std::string reason;
-  std::string message;
-  int32_t active = 0;
-  int32_t failed = 0;
-};
+using ServiceState = ServicePhaseState;
 
 ServiceState ComputeServiceState(const std::vector<NamedWorker>& workers);
 

@@ -90,17 +90,20 @@ absl::Status AddPodWorker(const WorkerOwner& owner, const api::PodTemplate& user
   return absl::OkStatus();
 }
 
-absl::Status AddReidWorkers(const WorkerOwner& owner, const api::InlineDeploymentSpec& reid,
-                            std::string_view lc_server, const EdgeNodesFn& edge_nodes,
-                            ServiceChildren* children) {
+absl::Status AddObjectKindWorker(const WorkerOwner& owner, const api::PodTemplate& pod_template,
+                                 const ObjectKindWorker& worker, int32_t replicas,
+                                 const Json& inline_extra, std::string_view lc_server,
+                                 const EdgeNodesFn& edge_nodes, ServiceChildren* children) {
   WorkerBuild build;
-  build.worker_type = std::string(api::worker_types::kReidWorker);
-  build.field = "spec.reidWorkers.template";
-  build.params.env =
-      ServiceWorkerEnv(owner, StableWorkerName(owner, "reidworker-", "reid"), lc_server);
-  build.display = "reid workers";
-  return AddDeploymentWorker(owner, reid.pod_template, std::move(build), reid.Replicas(),
-                             reid.extra, api::ports::kReidWorker, edge_nodes, children);
+  build.worker_type = std::string(worker.worker_type);
+  build.field = std::string(worker.field);
+  build.params.env = ServiceWorkerEnv(
+      owner,
+      StableWorkerName(owner, absl::StrCat(ToAbsl(worker.worker_type), "-"), worker.name_seed),
+      lc_server);
+  build.display = std::string(worker.display);
+  return AddDeploymentWorker(owner, pod_template, std::move(build), replicas, inline_extra,
+                             worker.port, edge_nodes, children);
 }
 
 absl::Status AddTrackingWorkers(const WorkerOwner& owner,

@@ -11,6 +11,7 @@
 // the spec asks for something else. Workers whose template pins them to edge nodes are listed in
 // `edge_workers`.
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "common/api/common_types.h"
 #include "common/api/multi_edge_common.h"
+#include "common/api/sedna_contract.h"
 #include "common/kube/object.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/worker_template.h"
@@ -70,10 +72,26 @@ absl::Status AddPodWorker(const WorkerOwner& owner, const api::PodTemplate& user
                           WorkerBuild build, std::string_view slot, const EdgeNodesFn& edge_nodes,
                           ServiceChildren* children);
 
-// The object kinds' reid workers: Deployment + Service "<name>-reidworker" on 9378.
-absl::Status AddReidWorkers(const WorkerOwner& owner, const api::InlineDeploymentSpec& reid,
-                            std::string_view lc_server, const EdgeNodesFn& edge_nodes,
-                            ServiceChildren* children);
+// The Deployment workers of ObjectSearchService / ObjectTrackingService: Deployment + Service
+// "<name>-<worker type>" on `port`, env ServiceWorkerEnv with WORKER_NAME
+// "<worker type>-<5 chars>" (stable per owner and `name_seed`).
+struct ObjectKindWorker {
+  std::string_view worker_type;
+  std::string_view field;  // where the template is
+  std::string_view name_seed;
+  std::string_view display;
+  int32_t port = 0;
+};
+inline constexpr ObjectKindWorker kReidWorkers = {api::worker_types::kReidWorker,
+                                                  "spec.reidWorkers.template", "reid",
+                                                  "reid workers", api::ports::kReidWorker};
+inline constexpr ObjectKindWorker kUserWorker = {api::worker_types::kUserWorker,
+                                                 "spec.userWorker.template", "user", "user worker",
+                                                 api::ports::kUserWorker};
+absl::Status AddObjectKindWorker(const WorkerOwner& owner, const api::PodTemplate& pod_template,
+                                 const ObjectKindWorker& worker, int32_t replicas,
+                                 const kube::Json& inline_extra, std::string_view lc_server,
+                                 const EdgeNodesFn& edge_nodes, ServiceChildren* children);
 // One tracking pod per entry (slot = its index), with `urls` (USERWORKER_URL, EDGEMESH_URL).
 absl::Status AddTrackingWorkers(const WorkerOwner& owner,
                                 const std::vector<api::TemplateWorker>& tracking,

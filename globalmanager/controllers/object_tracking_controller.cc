@@ -1,11 +1,14 @@
 #include "globalmanager/controllers/object_tracking_controller.h"
 
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "common/api/object_tracking_service.h"
 #include "common/api/sedna_contract.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/spec_validity.h"
 
 namespace nereid::gm {
 namespace {
@@ -20,10 +23,7 @@ const kube::Resource& Services() { return api::resources::ObjectTrackingServices
 
 absl::StatusOr<std::unique_ptr<ObjectTrackingController>> ObjectTrackingController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "ObjectTrackingController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("ObjectTrackingController"));
   return std::unique_ptr<ObjectTrackingController>(new ObjectTrackingController(context));
 }
 
@@ -31,46 +31,17 @@ ObjectTrackingController::ObjectTrackingController(const ControllerContext& cont
     : MultiEdgeServiceController("objecttracking", context, {kKind, &Services(), true}) {}
 
 ServicePlan ObjectTrackingController::MakePlan(const Json& object) const {
-  Json spec_only = object;
-  spec_only.erase("status");  // Only the spec decides; a malformed status is ours to rewrite.
-  absl::StatusOr<api::ObjectTrackingService> parsed =
-      api::ObjectTrackingService::FromJson(spec_only);
-  if (!parsed.ok()) return Invalid(parsed.status(), "spec");
-  const api::ObjectTrackingServiceSpec& spec = parsed->spec;
-  std::vector<kube::StatusCause> causes = parsed->Validate();
-  std::vector<std::pair<const api::PodTemplate*, std::string>> templates = {
-      {&spec.reid_workers.pod_template, "spec.reidWorkers.template"}};
-  for (size_t i = 0; i < spec.tracking_workers.size(); ++i) {
-    templates.push_back({&spec.tracking_workers[i].pod_template,
-                         "spec.trackingWorkers[" + std::to_string(i) + "].template"});
-  }
-  CheckNodeSelections(templates, &causes);
-  if (!causes.empty()) return Invalid(std::move(causes));
-
-  const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
-  const std::string& lc_server = context().settings.lc_server;
-  const EdgeNodesFn edge_nodes = [this](const Json& s) { return EdgeNodesOf(s); };
-  ServicePlan plan;
-  absl::Status added = AddReidWorkers(owner, spec.reid_workers, lc_server, edge_nodes,
-                                      &plan.children);
-  if (added.ok()) {
-    const std::vector<EnvVar> urls = {
-        {std::string(api::env::kEdgemeshUrl),
-         ServiceUrl(owner, api::worker_types::kReidWorker, api::ports::kReidWorker)}};
-    added = AddTrackingWorkers(owner, spec.tracking_workers, urls, lc_server, edge_nodes,
-                               &plan.children);
-  }
-  if (!added.ok()) return Invalid(added, "spec");
-  return plan;
+  std::vector<kube::StatusCause> causes;
+  std::optional<api::ObjectTrackingService> parsed =
+      ParseSpec<api::ObjectTrackingService>(object, &causes);
+  if (!parsed.has_value()) return Invalid(std::move(causes));
+  return PlanTrackingPipeline(object, parsed->spec.reid_workers, nullptr,
+                              parsed->spec.tracking_workers, std::move(causes));
 }
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeObjectTrackingController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, Services()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<ObjectTrackingController> controller,
-                   ObjectTrackingController::Create(context));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, Services(), &ObjectTrackingController::Create);
 }
 
 }  // namespace nereid::gm

@@ -38,11 +38,9 @@ const InferenceJobKind& ReidJobKind() {
 }
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeReidJobController(ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, api::resources::ReidJobs()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<InferenceJobController> controller,
-                   InferenceJobController::Create(context, ReidJobKind()));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, *ReidJobKind().resource, [](const ControllerContext& c) {
+    return InferenceJobController::Create(c, ReidJobKind());
+  });
 }
 
 }  // namespace nereid::gm

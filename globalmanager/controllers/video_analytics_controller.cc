@@ -41,11 +41,9 @@ const InferenceJobKind& VideoAnalyticsJobKind() {
 
 absl::StatusOr<std::unique_ptr<GmController>> MakeVideoAnalyticsController(
     ControllerContext& context) {
-  ASSIGN_OR_RETURN(const bool served, ServedOrLogOff(context, api::resources::VideoAnalyticsJobs()));
-  if (!served) return std::unique_ptr<GmController>();
-  ASSIGN_OR_RETURN(std::unique_ptr<InferenceJobController> controller,
-                   InferenceJobController::Create(context, VideoAnalyticsJobKind()));
-  return std::unique_ptr<GmController>(std::move(controller));
+  return CreateIfServed(context, *VideoAnalyticsJobKind().resource, [](const ControllerContext& c) {
+    return InferenceJobController::Create(c, VideoAnalyticsJobKind());
+  });
 }
 
 }  // namespace nereid::gm

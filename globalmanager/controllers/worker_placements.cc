@@ -22,8 +22,20 @@ v1::ObjectRef WorkerRef(const std::string& ns, const std::string& name, const st
 
 }  // namespace
 
-WorkerPlacements::WorkerPlacements(EdgeDispatcher* edge, std::string_view job_kind)
-    : edge_(edge), job_kind_(job_kind) {}
+WorkerPlacements::WorkerPlacements(EdgeDispatcher* edge, std::string_view job_kind,
+                                   OwnerSpecFn owner_spec)
+    : edge_(edge), job_kind_(job_kind), owner_spec_(std::move(owner_spec)) {}
+
+v1::ObjectRef WorkerPlacements::OwnerRef(const std::string& key, const std::string& uid) const {
+  std::string ns, name;
+  kube::SplitKey(key, &ns, &name);
+  v1::ObjectRef ref;
+  ref.set_kind(job_kind_);
+  ref.set_namespace_(ns);
+  ref.set_name(name);
+  ref.set_uid(uid);
+  return ref;
+}
 
 absl::Status WorkerPlacements::Sync(const std::string& key, const kube::Json& object,
                                     const std::vector<EdgeWorker>& workers) {
@@ -36,14 +48,24 @@ absl::Status WorkerPlacements::Sync(const std::string& key, const kube::Json& ob
   Placed& placed = placed_[key];
   const bool same_object = placed.uid == uid && placed.version == version;
   for (const auto& [node, names] : placed.workers) {
+    auto n = want.find(node);
     for (const std::string& name : names) {
-      auto n = want.find(node);
       if (n != want.end() && n->second.count(name) > 0 && placed.uid == uid) continue;
       RETURN_IF_ERROR(edge_->Remove(node, WorkerRef(placed.ns, name, placed.uid)));
+    }
+    if (owner_spec_ != nullptr && (n == want.end() || placed.uid != uid)) {
+      RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, placed.uid)));
     }
   }
   std::map<std::string, std::set<std::string>> now_placed;
   for (const auto& [node, names] : want) {
+    if (owner_spec_ != nullptr && (!same_object || placed.workers.count(node) == 0)) {
+      v1::Resource owner;
+      *owner.mutable_ref() = OwnerRef(key, uid);
+      owner.set_version(version);
+      owner_spec_(node, &owner);
+      RETURN_IF_ERROR(edge_->Upsert(node, owner));
+    }
     for (const auto& [name, worker] : names) {
       now_placed[node].insert(name);
       auto held = placed.workers.find(node);
@@ -75,6 +97,7 @@ absl::Status WorkerPlacements::Forget(const std::string& key) {
     for (const std::string& name : names) {
       RETURN_IF_ERROR(edge_->Remove(node, WorkerRef(it->second.ns, name, it->second.uid)));
     }
+    if (owner_spec_ != nullptr) RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, it->second.uid)));
   }
   placed_.erase(it);
   return absl::OkStatus();

@@ -5,8 +5,10 @@
 // WorkerSpec {job kind, job name, worker type, node}). Sync makes exactly the given workers held
 // (a node is sent a worker again only when the service's version or uid changed) and tells nodes
 // to drop what is no longer listed; Forget drops everything of a service. Thread-safe; the
-// dispatcher is called under the lock (it never blocks on a stream).
+// dispatcher is called under the lock (it never blocks on a stream). With an OwnerSpecFn the
+// service itself is announced to the same nodes.
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -19,12 +21,19 @@
 #include "common/kube/object.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/multi_edge_workers.h"
+#include "nereid/edge/v1/resources.pb.h"
 
 namespace nereid::gm {
 
 class WorkerPlacements {
  public:
-  WorkerPlacements(EdgeDispatcher* edge, std::string_view job_kind);
+  // Sets the spec of the resource that announces the service itself ({job kind, namespace, name,
+  // uid}) to each node holding its workers, so that node's LC and the edge hub accept the
+  // workers' reports about the service. Null: only the workers are announced.
+  using OwnerSpecFn = std::function<void(std::string_view node, edge::v1::Resource* resource)>;
+
+  WorkerPlacements(EdgeDispatcher* edge, std::string_view job_kind,
+                   OwnerSpecFn owner_spec = nullptr);
 
   // `object` is the service (for its namespace, name, uid and version).
   absl::Status Sync(const std::string& key, const kube::Json& object,
@@ -44,8 +53,12 @@ class WorkerPlacements {
     std::map<std::string, std::set<std::string>> workers;  // node → worker names
   };
 
+  // The service `key` itself, as sent for `uid`.
+  edge::v1::ObjectRef OwnerRef(const std::string& key, const std::string& uid) const;
+
   EdgeDispatcher* const edge_;
   const std::string job_kind_;
+  const OwnerSpecFn owner_spec_;
   mutable absl::Mutex mu_;
   std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
 };

@@ -149,10 +149,12 @@ absl::Status ValidateForNode(const v1::Resource& resource, std::string_view node
       return absl::OkStatus();
     }
     case v1::Resource::kVideoAnalyticsJob:
-    case v1::Resource::kReidJob: {
-      const v1::InferenceJobSpec& spec = resource.has_video_analytics_job()
-                                             ? resource.video_analytics_job()
-                                             : resource.reid_job();
+    case v1::Resource::kReidJob:
+    case v1::Resource::kFeatureExtractionService: {
+      const v1::InferenceJobSpec& spec =
+          resource.has_video_analytics_job() ? resource.video_analytics_job()
+          : resource.has_reid_job()          ? resource.reid_job()
+                                             : resource.feature_extraction_service();
       if (!spec.node_name().empty() && spec.node_name() != node) {
         return Invalid(resource, absl::StrCat("nodeName is ", spec.node_name(),
                                               ", not this node (", ToAbsl(node), ")"));

@@ -90,7 +90,8 @@ std::string_view OwnerKindToKind(std::string_view owner_kind) {
   for (std::string_view kind :
        {net::kKindJointInferenceService, net::kKindFederatedLearningJob,
         net::kKindIncrementalLearningJob, net::kKindLifelongLearningJob,
-        net::kKindDistributedJob, net::kKindVideoAnalyticsJob, net::kKindReidJob}) {
+        net::kKindDistributedJob, net::kKindVideoAnalyticsJob, net::kKindReidJob,
+        net::kKindFeatureExtractionService}) {
     if (absl::EqualsIgnoreCase(ToAbsl(owner_kind), ToAbsl(kind))) return kind;
   }
   return "";

@@ -19,7 +19,7 @@
 #include "common/kube/shared_informer_factory.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/federated_learning_controller.h"
-#include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
+#include "tests/integration/in_process_gm.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -34,60 +34,22 @@ constexpr absl::Duration kWait = absl::Seconds(20);
 constexpr char kJob[] = "surface-defect-detection";
 constexpr char kJobRef[] = "FederatedLearningJob/default/surface-defect-detection";
 
-nereid::testing::DevApiServerProcess::Options ApiOptions() {
-  nereid::testing::DevApiServerProcess::Options options;
-  options.devapiserver = NEREID_DEVAPISERVER_BIN;
-  options.kubectl = NEREID_KUBECTL;
-  options.source_dir = kSourceDir;
-  options.temp_prefix = "nereid-fl";
-  options.served_timeout = kWait;
-  return options;
-}
-
 class Cluster {
  public:
-  Cluster() : api_(ApiOptions()) {
+  Cluster() : api_(testing::DevApiOptions("nereid-fl", kWait)), gm_(api_.client()) {
     api_.ApplyCrds({"datasets", "models", "federatedlearningjobs"},
                    api::resources::FederatedLearningJobs());
   }
-  ~Cluster() {
-    StopController();
-  }
-
   void StartController() {
-    factory_ = std::make_unique<kube::SharedInformerFactory>(api_.client());
-    kube::EventRecorderOptions recorder_options;
-    recorder_options.component = "nereid-gm";
-    recorder_ = std::make_unique<kube::EventRecorder>(api_.client(), recorder_options);
-    ControllerContext context;
-    context.client = api_.client();
-    context.informers = factory_.get();
-    context.events = recorder_.get();
-    context.edge = &edge_;
-    context.clock = Clock::Real();
-    context.settings.workers = 2;
-    auto controller = FederatedLearningController::Create(context);
-    REQUIRE(controller.ok());
-    controller_ = *std::move(controller);
-    recorder_->Start();
-    factory_->Start();
-    REQUIRE(kube::WaitForCacheSync(controller_->informers(), absl::Now() + kWait));
-    REQUIRE(controller_->PrimeEdge().ok());
-    REQUIRE(controller_->Start().ok());
+    gm_.Add(FederatedLearningController::Create(gm_.Context()));
+    gm_.Start(kWait);
   }
-  void StopController() {
-    if (controller_ != nullptr) controller_->Stop();
-    if (factory_ != nullptr) factory_->Stop();
-    if (recorder_ != nullptr) recorder_->Stop();
-    controller_.reset();
-  }
+  void StopController() { gm_.Stop(); }
 
   std::string Ok(std::vector<std::string> args) { return api_.KubectlOk(args); }
 
   Json Status() {
-    auto job = api_.client()->Get(api::resources::FederatedLearningJobs(), "default", kJob);
-    if (!job.ok() || !job->contains("status")) return Json::object();
-    return (*job)["status"];
+    return testing::StatusOf(*api_.client(), api::resources::FederatedLearningJobs(), kJob);
   }
   bool WaitStatus(const std::function<bool(const Json&)>& predicate) {
     Json last;
@@ -120,26 +82,15 @@ class Cluster {
     REQUIRE(r.ok());
   }
   bool HasEvent(const std::string& reason) {
-    auto list = api_.client()->List(kube::resources::Events(), "default", {});
-    if (!list.ok()) return false;
-    for (const Json& e : list->items) {
-      if (kube::StringAt(e, "involvedObject.name") == kJob &&
-          kube::StringAt(e, "reason") == reason) {
-        return true;
-      }
-    }
-    return false;
+    return testing::HasEvent(*api_.client(), kJob, reason);
   }
 
   kube::KubeClient* client() { return api_.client(); }
-  testing::FakeEdgeDispatcher& edge() { return edge_; }
+  testing::FakeEdgeDispatcher& edge() { return gm_.edge(); }
 
  private:
   nereid::testing::DevApiServerProcess api_;
-  std::unique_ptr<kube::SharedInformerFactory> factory_;
-  std::unique_ptr<kube::EventRecorder> recorder_;
-  testing::FakeEdgeDispatcher edge_;
-  std::unique_ptr<FederatedLearningController> controller_;
+  testing::InProcessGm gm_;
 };
 
 std::string Env(const Json& pod, const std::string& name) {

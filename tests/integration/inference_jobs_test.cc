@@ -6,6 +6,8 @@
 //   (Waiting/ModelNotFound), then gets its pod and Service 4000 with Sedna's names, labels and env;
 //   `kubectl get va` shows it Pending, Running, Succeeded; a worker's report through the LC's REST
 //   lands in status.metrics; deleting the job collects its children.
+//   FeatureExtractionService (examples/feature-extraction-service.yaml, node adapted): a worker's
+//   report through the LC's REST lands in status.metrics.
 //   ReidJob (examples/reid-job.yaml adapted, backoffLimit 0): pod and the Service 5000 Sedna
 //   forgets; a failed pod fails the job with BackoffLimitExceeded; restartPolicy Always is refused.
 
@@ -203,6 +205,35 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     cluster.Kubectl({"delete", "va", "video-analytics"});
     REQUIRE(testing::WaitFor([&] { return jobs.Children("pods", selector).empty(); },
                              absl::Seconds(30), kEdgePoll));
+  }
+
+  SECTION("FeatureExtractionService worker report through the LC") {
+    cluster.Kubectl({"apply", "-f", kSourceDir + "/examples/model.yaml"});
+    cluster.Kubectl({"apply", "-f", "-"}, Example("feature-extraction-service.yaml"));
+    const std::string selector = "featureextractionservice.sedna.io/name=feature-extraction";
+    REQUIRE(testing::WaitFor([&] { return jobs.Children("deployments", selector).size() == 1; },
+                             absl::Seconds(30), kEdgePoll));
+    // The GM accepts the report once it has announced the worker to this node; until then it
+    // rejects it, so the worker's latest report is posted again on every poll (as a worker
+    // reports periodically).
+    const std::string worker = "fe-worker-test";
+    const std::string report = Json{{"name", worker},
+                                    {"namespace", "default"},
+                                    {"ownerName", "feature-extraction"},
+                                    {"ownerKind", "featureextractionservice"},
+                                    {"kind", "inference"},
+                                    {"status", "running"},
+                                    {"ownerInfo", {{"features", 7}}},
+                                    {"results", Json::array()}}
+                                   .dump();
+    const std::string path = absl::StrCat("/sedna/workers/", worker, "/info");
+    REQUIRE(testing::WaitFor(
+        [&] {
+          if (HttpPost(lc.port, path, report).status != 200) return false;
+          return jobs.Status("fe", "feature-extraction").value("metrics", Json::array()) ==
+                 Json::parse(R"([{"key":"features","value":"7"}])");
+        },
+        absl::Seconds(30), kEdgePoll));
   }
 
   SECTION("ReidJob") {

@@ -19,7 +19,7 @@
 #include "common/kube/shared_informer_factory.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/joint_inference_controller.h"
-#include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
+#include "tests/integration/in_process_gm.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -37,60 +37,21 @@ const std::string kCloud = std::string(kName) + "-deployment-cloud";
 const std::string kEdge = std::string(kName) + "-deployment-edge";
 const std::string kService = std::string(kName) + "-cloud";
 
-nereid::testing::DevApiServerProcess::Options ApiOptions() {
-  nereid::testing::DevApiServerProcess::Options options;
-  options.devapiserver = NEREID_DEVAPISERVER_BIN;
-  options.kubectl = NEREID_KUBECTL;
-  options.source_dir = kSourceDir;
-  options.temp_prefix = "nereid-ji";
-  options.served_timeout = kWait;
-  return options;
-}
-
 class Cluster {
  public:
-  Cluster() : api_(ApiOptions()) {
+  Cluster() : api_(testing::DevApiOptions("nereid-ji", kWait)), gm_(api_.client()) {
     api_.ApplyCrds({"models", "jointinferenceservices"}, api::resources::JointInferenceServices());
   }
-  ~Cluster() {
-    StopController();
-  }
-
   void StartController() {
-    factory_ = std::make_unique<kube::SharedInformerFactory>(api_.client());
-    kube::EventRecorderOptions recorder_options;
-    recorder_options.component = "nereid-gm";
-    recorder_ = std::make_unique<kube::EventRecorder>(api_.client(), recorder_options);
-    ControllerContext context;
-    context.client = api_.client();
-    context.informers = factory_.get();
-    context.events = recorder_.get();
-    context.edge = &edge_;
-    context.clock = Clock::Real();
-    context.settings.workers = 2;
-    auto controller = JointInferenceController::Create(context);
-    REQUIRE(controller.ok());
-    controller_ = *std::move(controller);
-    recorder_->Start();
-    factory_->Start();
-    REQUIRE(kube::WaitForCacheSync(controller_->informers(), absl::Now() + kWait));
-    REQUIRE(controller_->PrimeEdge().ok());
-    REQUIRE(controller_->Start().ok());
+    gm_.Add(JointInferenceController::Create(gm_.Context()));
+    gm_.Start(kWait);
   }
-  void StopController() {
-    // Informers deliver into the controller: stop them first (then it, then the recorder).
-    if (factory_ != nullptr) factory_->Stop();
-    if (controller_ != nullptr) controller_->Stop();
-    if (recorder_ != nullptr) recorder_->Stop();
-    controller_.reset();
-  }
+  void StopController() { gm_.Stop(); }
 
   std::string Ok(std::vector<std::string> args) { return api_.KubectlOk(args); }
 
   Json Status() {
-    auto ji = api_.client()->Get(api::resources::JointInferenceServices(), "default", kName);
-    if (!ji.ok() || !ji->contains("status")) return Json::object();
-    return (*ji)["status"];
+    return testing::StatusOf(*api_.client(), api::resources::JointInferenceServices(), kName);
   }
   bool WaitPhase(const std::string& phase) {
     Json last;
@@ -121,25 +82,14 @@ class Cluster {
     REQUIRE(r.ok());
   }
   bool HasEvent(const std::string& reason) {
-    auto list = api_.client()->List(kube::resources::Events(), "default", {});
-    if (!list.ok()) return false;
-    for (const Json& e : list->items) {
-      if (kube::StringAt(e, "involvedObject.name") == kName &&
-          kube::StringAt(e, "reason") == reason) {
-        return true;
-      }
-    }
-    return false;
+    return testing::HasEvent(*api_.client(), kName, reason);
   }
 
-  testing::FakeEdgeDispatcher& edge() { return edge_; }
+  testing::FakeEdgeDispatcher& edge() { return gm_.edge(); }
 
  private:
   nereid::testing::DevApiServerProcess api_;
-  std::unique_ptr<kube::SharedInformerFactory> factory_;
-  std::unique_ptr<kube::EventRecorder> recorder_;
-  testing::FakeEdgeDispatcher edge_;
-  std::unique_ptr<JointInferenceController> controller_;
+  testing::InProcessGm gm_;
 };
 
 std::map<std::string, std::string> Env(const Json& deployment) {

@@ -21,7 +21,7 @@
 #include "globalmanager/controllers/feature_extraction_controller.h"
 #include "globalmanager/controllers/object_search_controller.h"
 #include "globalmanager/controllers/object_tracking_controller.h"
-#include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
+#include "tests/integration/in_process_gm.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -37,50 +37,18 @@ const kube::Resource& Deployments() { return kube::resources::Deployments(); }
 const kube::Resource& Services() { return kube::resources::Services(); }
 const kube::Resource& Pods() { return kube::resources::Pods(); }
 
-nereid::testing::DevApiServerProcess::Options ApiOptions() {
-  nereid::testing::DevApiServerProcess::Options options;
-  options.devapiserver = NEREID_DEVAPISERVER_BIN;
-  options.kubectl = NEREID_KUBECTL;
-  options.source_dir = kSourceDir;
-  options.temp_prefix = "nereid-multiedge";
-  options.served_timeout = kWait;
-  return options;
-}
-
 class Cluster {
  public:
-  Cluster() : api_(ApiOptions()) {
+  Cluster() : api_(testing::DevApiOptions("nereid-multiedge", kWait)), gm_(api_.client()) {
     api_.ApplyCrds({"models"}, api::resources::Models());
     api_.ApplyCrds({"featureextractionservices"}, api::resources::FeatureExtractionServices());
     api_.ApplyCrds({"objectsearchservices"}, api::resources::ObjectSearchServices());
     api_.ApplyCrds({"objecttrackingservices"}, api::resources::ObjectTrackingServices());
-    factory_ = std::make_unique<kube::SharedInformerFactory>(api_.client());
-    kube::EventRecorderOptions recorder_options;
-    recorder_options.component = "nereid-gm";
-    recorder_ = std::make_unique<kube::EventRecorder>(api_.client(), recorder_options);
-    ControllerContext context;
-    context.client = api_.client();
-    context.informers = factory_.get();
-    context.events = recorder_.get();
-    context.edge = &edge_;
-    context.clock = Clock::Real();
-    context.settings.workers = 2;
-    Add(FeatureExtractionController::Create(context));
-    Add(ObjectSearchController::Create(context));
-    Add(ObjectTrackingController::Create(context));
-    recorder_->Start();
-    factory_->Start();
-    for (auto& c : controllers_) {
-      REQUIRE(kube::WaitForCacheSync(c->informers(), absl::Now() + kWait));
-      REQUIRE(c->PrimeEdge().ok());
-      REQUIRE(c->Start().ok());
-    }
-  }
-  ~Cluster() {
-    // Informers deliver into the controllers: stop them first (then those, then the recorder).
-    factory_->Stop();
-    for (auto& c : controllers_) c->Stop();
-    recorder_->Stop();
+    const ControllerContext context = gm_.Context();
+    gm_.Add(FeatureExtractionController::Create(context));
+    gm_.Add(ObjectSearchController::Create(context));
+    gm_.Add(ObjectTrackingController::Create(context));
+    gm_.Start(kWait);
   }
 
   std::string Ok(std::vector<std::string> args) { return api_.KubectlOk(args); }
@@ -141,33 +109,17 @@ class Cluster {
     return pods;
   }
   bool HasEvent(const std::string& object, const std::string& reason) {
-    auto list = api_.client()->List(kube::resources::Events(), "default", {});
-    if (!list.ok()) return false;
-    for (const Json& e : list->items) {
-      if (kube::StringAt(e, "involvedObject.name") == object &&
-          kube::StringAt(e, "reason") == reason) {
-        return true;
-      }
-    }
-    return false;
+    return testing::HasEvent(*api_.client(), object, reason);
   }
-  testing::FakeEdgeDispatcher& edge() { return edge_; }
+  testing::FakeEdgeDispatcher& edge() { return gm_.edge(); }
 
  private:
   static Json Cond(const std::string& type, const std::string& status, const std::string& reason) {
     return {{"type", type}, {"status", status}, {"reason", reason}, {"message", reason}};
   }
-  template <typename T>
-  void Add(absl::StatusOr<std::unique_ptr<T>> controller) {
-    REQUIRE(controller.ok());
-    controllers_.push_back(*std::move(controller));
-  }
 
   nereid::testing::DevApiServerProcess api_;
-  std::unique_ptr<kube::SharedInformerFactory> factory_;
-  std::unique_ptr<kube::EventRecorder> recorder_;
-  testing::FakeEdgeDispatcher edge_;
-  std::vector<std::unique_ptr<GmController>> controllers_;
+  testing::InProcessGm gm_;
 };
 
 std::map<std::string, std::string> Env(const Json& pod_spec) {

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+
 namespace nereid {
 namespace {
 
@@ -56,6 +58,49 @@ TEST_CASE("resources are validated structurally", "[net][protocol]") {
     CHECK(net::KindForSpec(w.spec_case()) == "Worker");
     w.mutable_incremental_learning_job();
     CHECK(net::KindForSpec(w.spec_case()) == "IncrementalLearningJob");
+    w.mutable_video_analytics_job();
+    CHECK(net::KindForSpec(w.spec_case()) == "VideoAnalyticsJob");
+    w.mutable_reid_job();
+    CHECK(net::KindForSpec(w.spec_case()) == "ReidJob");
+    w.mutable_feature_extraction_service();
+    CHECK(net::KindForSpec(w.spec_case()) == "FeatureExtractionService");
+  }
+}
+
+TEST_CASE("multi-edge inference objects on the link", "[net][protocol]") {
+  v1::Resource r;
+  r.mutable_ref()->set_namespace_("default");
+  r.mutable_ref()->set_uid("u1");
+  r.set_version("3-abcdef01");
+
+  SECTION("VideoAnalyticsJob and ReidJob carry an InferenceJobSpec of their own kind") {
+    r.mutable_ref()->set_kind(std::string(net::kKindVideoAnalyticsJob));
+    r.mutable_ref()->set_name("va");
+    r.mutable_video_analytics_job()->set_worker_type("videoanalytics");
+    CHECK(net::ValidateResource(r).ok());
+    r.mutable_ref()->set_kind(std::string(net::kKindReidJob));
+    absl::Status status = net::ValidateResource(r);
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(std::string(status.message()).find("carries a VideoAnalyticsJob spec") !=
+          std::string::npos);
+    r.mutable_reid_job()->set_worker_type("reid");
+    CHECK(net::ValidateResource(r).ok());
+  }
+  SECTION("a FeatureExtractionService comes as itself and its workers as Worker resources") {
+    r.mutable_ref()->set_kind(std::string(net::kKindFeatureExtractionService));
+    r.mutable_ref()->set_name("fe");
+    r.mutable_feature_extraction_service()->set_worker_type("fe");
+    CHECK(net::ValidateResource(r).ok());
+
+    r.mutable_ref()->set_kind(std::string(net::kKindWorker));
+    r.mutable_ref()->set_name("fe-worker");
+    v1::WorkerSpec* worker = r.mutable_worker();
+    worker->set_job_kind(std::string(net::kKindFeatureExtractionService));
+    worker->set_job_name("fe");
+    worker->set_worker_type("fe");
+    CHECK(net::ValidateResource(r).ok());
+    r.mutable_ref()->set_kind(std::string(net::kKindFeatureExtractionService));
+    CHECK(absl::IsInvalidArgument(net::ValidateResource(r)));  // A Worker spec under its kind.
   }
 }
 

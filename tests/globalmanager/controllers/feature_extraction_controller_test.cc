@@ -94,6 +94,14 @@ TEST_CASE("FE: Sedna's Deployment and Service, labels, env, owner; replicas defa
   CHECK(r.worker().worker_type() == "fe");
   CHECK(r.worker().node_name() == "edge-0");
   CHECK(f.controller->EdgeNodes("default/fe") == std::vector<std::string>{"edge-0"});
+  // The service itself too, so edge-0's LC forwards its workers' reports and the hub admits them.
+  const std::string service_ref = "FeatureExtractionService/default/fe";
+  REQUIRE(f.env.edge().Holds("edge-0", service_ref));
+  edge::v1::Resource owner = *f.env.edge().Get("edge-0", service_ref);
+  CHECK(owner.ref().uid() == uid);
+  REQUIRE(owner.has_feature_extraction_service());
+  CHECK(owner.feature_extraction_service().node_name() == "edge-0");
+  CHECK(owner.feature_extraction_service().worker_type() == "fe");
   REQUIRE(f.Converges([&] {
     return f.models.Needs(kRequester) == std::vector<ModelNeed>{{"default/m3l", "edge-0"}};
   }));
@@ -105,6 +113,7 @@ TEST_CASE("FE: Sedna's Deployment and Service, labels, env, owner; replicas defa
 
   f.env.Delete(Fes(), "default", "fe");
   REQUIRE(f.Converges([&] { return !f.env.edge().Holds("edge-0", kWorkerRef); }));
+  CHECK_FALSE(f.env.edge().Holds("edge-0", service_ref));
   REQUIRE(f.Converges([&] { return f.models.Needs(kRequester).empty(); }));
 }
 

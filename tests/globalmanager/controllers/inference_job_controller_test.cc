@@ -295,6 +295,32 @@ TEST_CASE("VA: a missing Model is a Waiting condition and an Event; the job star
   CHECK(f.env.Events("va", "ModelNotFound").size() == 1);
 }
 
+TEST_CASE("VA: a Model deleted after the job started: the status keeps following the pod") {
+  Fixture f;
+  f.env.Create(VaJobs(), VaJob("va"));
+  REQUIRE(f.WaitPods({"va-videoanalytics-0"}, "va"));
+  REQUIRE(f.WaitStatus("va", [](const Json& s) {
+    return s.contains("conditions") && !s["conditions"].empty() &&
+           LastCondition(s)["type"] == "Starting";
+  }));
+
+  f.env.Delete(api::resources::Models(), "default", "detector");
+  // Said once, as a Warning; the job is not sent back to Waiting.
+  REQUIRE(Eventually([&] { return f.env.Events("va", "ModelNotFound").size() == 1; }));
+  f.SetPhase("va-videoanalytics-0", "Running");
+  REQUIRE(f.WaitPhase("va", "Running"));
+  CHECK(f.Status("va")["active"] == 1);
+  f.SetPhase("va-videoanalytics-0", "Succeeded");
+  REQUIRE(f.WaitPhase("va", "Succeeded"));
+  Json done = f.Status("va");
+  CHECK(LastCondition(done)["type"] == "Completed");
+  CHECK(done["succeeded"] == 1);
+  for (const Json& c : done["conditions"]) CHECK(c["type"] != "Waiting");
+  // The pod was neither restarted nor replaced.
+  CHECK(f.Names(Pods(), "va") == std::set<std::string>{"va-videoanalytics-0"});
+  CHECK(f.env.Events("va", "ModelNotFound").size() == 1);
+}
+
 TEST_CASE("VA: activeDeadlineSeconds fails the job on the clock") {
   Fixture f;
   f.env.Create(VaJobs(), VaJob("va", {{"activeDeadlineSeconds", 60}}));

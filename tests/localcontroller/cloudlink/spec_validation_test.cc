@@ -50,6 +50,31 @@ TEST_CASE("model specs", "[cloudlink][validation]") {
   CHECK(Error(r).empty());
 }
 
+TEST_CASE("multi-edge inference objects: this node's, with a worker type",
+          "[cloudlink][validation]") {
+  v1::Resource va = Base("VideoAnalyticsJob");
+  va.mutable_video_analytics_job()->set_worker_type("videoanalytics");
+  v1::Resource reid = Base("ReidJob");
+  reid.mutable_reid_job()->set_worker_type("reid");
+  v1::Resource fe = Base("FeatureExtractionService");
+  fe.mutable_feature_extraction_service()->set_worker_type("fe");
+  for (v1::Resource* r : {&va, &reid, &fe}) {
+    INFO(r->ref().kind());
+    CHECK(Error(*r).empty());
+    v1::InferenceJobSpec* spec = r->has_video_analytics_job()
+                                     ? r->mutable_video_analytics_job()
+                                     : (r->has_reid_job() ? r->mutable_reid_job()
+                                                          : r->mutable_feature_extraction_service());
+    spec->set_node_name("edge-a");
+    CHECK(Error(*r).empty());
+    spec->set_node_name("edge-b");
+    CHECK(Error(*r).find("nodeName is edge-b, not this node (edge-a)") != std::string::npos);
+    spec->clear_node_name();
+    spec->clear_worker_type();
+    CHECK(Error(*r).find("no worker type") != std::string::npos);
+  }
+}
+
 TEST_CASE("incremental learning triggers", "[cloudlink][validation]") {
   v1::Resource r = Base("IncrementalLearningJob");
   v1::IncrementalLearningJobSpec* spec = r.mutable_incremental_learning_job();

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -112,6 +113,47 @@ TEST_CASE("a Sedna worker report is accepted and mapped to a WorkerReport about 
   CHECK(stats.received == 2);
   CHECK(stats.forwarded == 2);
   CHECK(stats.invalid == 0);
+}
+
+// What the multi-edge inference workers post: Sedna's video analytics, ReID and feature
+// extraction workers name their owner in lower case, like the others.
+Json MultiEdgeBody(const std::string& worker, const std::string& owner_kind) {
+  return {{"name", worker},
+          {"namespace", "default"},
+          {"ownerName", "pedestrian"},
+          {"ownerKind", owner_kind},
+          {"kind", "inference"},
+          {"status", "running"},
+          {"ownerInfo", {{"startTime", "2024-05-01 10:00:00"}, {"framesProcessed", 42}}},
+          {"results", Json::array()}};
+}
+
+TEST_CASE("multi-edge inference workers' reports reach their owner kind", "[lc][worker]") {
+  const std::pair<std::string, std::string> owners[] = {
+      {"videoanalyticsjob", "VideoAnalyticsJob"},
+      {"reidjob", "ReidJob"},
+      {"featureextractionservice", "FeatureExtractionService"}};
+  Fixture f;
+  for (const auto& [owner_kind, kind] : owners) {
+    INFO(owner_kind);
+    const std::string worker = owner_kind + "-worker";
+    IntakeReply reply = f.intake.Submit(worker, MultiEdgeBody(worker, owner_kind).dump());
+    CHECK(reply.status == 200);
+    std::vector<edge::v1::StatusReport> reports = f.sink.reports();
+    REQUIRE_FALSE(reports.empty());
+    const edge::v1::StatusReport& r = reports.back();
+    CHECK(r.ref().kind() == kind);
+    CHECK(r.ref().namespace_() == "default");
+    CHECK(r.ref().name() == "pedestrian");
+    REQUIRE(r.has_worker());
+    CHECK(r.worker().worker_name() == worker);
+    CHECK(Json::parse(r.worker().owner_info_json()) == MultiEdgeBody("x", owner_kind)["ownerInfo"]);
+  }
+  CHECK(f.sink.reports().size() == 3);
+  CHECK(f.intake.stats().forwarded == 3);
+  CHECK(f.intake.stats().unknown_owner_kind == 0);
+  CHECK(OwnerKindToKind("FeatureExtractionService") == "FeatureExtractionService");
+  CHECK(OwnerKindToKind("VIDEOANALYTICSJOB") == "VideoAnalyticsJob");
 }
 
 TEST_CASE("owner kinds map case-insensitively; unknown ones are accepted but not forwarded",
