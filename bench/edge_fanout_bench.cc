@@ -55,11 +55,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "bench/bench_setup.h"
 #include "bench/edge_simulator/edge_simulator.h"
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/proc_stats.h"
 #include "common/api/sedna_contract.h"
-#include "common/api/yaml_json.h"
 #include "common/kube/config.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
@@ -213,37 +213,6 @@ double MetricValue(const std::string& text, const std::string& metric,
       sum += value;
   }
   return sum;
-}
-
-// The CRD files named by --crd: a file as is, a directory's *.yaml files in name order.
-absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const std::string& path : paths) {
-    std::error_code error;
-    if (!std::filesystem::is_directory(path, error)) {
-      files.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-      if (entry.path().extension() == ".yaml") found.push_back(entry.path().string());
-    }
-    if (error)
-      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": ", error.message()));
-    if (found.empty())
-      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": no *.yaml"));
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return files;
-}
-
-// The 1-minute load average ("?" when unreadable): the machine is shared, so it goes with the
-// figures.
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one;
-  return (in >> one) ? one : std::string("?");
 }
 
 struct PhaseStats {
@@ -418,14 +387,7 @@ absl::Status FanoutBench::Setup() {
   rest.max_idle_connections = static_cast<std::size_t>(flags_.create_threads) + 4;
   rest.user_agent = "edge-fanout-bench";
   ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
-  ASSIGN_OR_RETURN(std::vector<std::string> crd_files, CrdFiles(flags_.crds));
-  for (const std::string& file : crd_files) {
-    ASSIGN_OR_RETURN(std::vector<Json> crds, api::YamlFileToJson(file));
-    for (const Json& crd : crds) {
-      RETURN_IF_ERROR(
-          client_->Create(kube::resources::CustomResourceDefinitions(), "", crd).status());
-    }
-  }
+  RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds));
   if (!testing::WaitFor(
           [&] {
             absl::StatusOr<bool> served = client_->IsServed(api::resources::Datasets());

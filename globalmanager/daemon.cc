@@ -85,6 +85,8 @@ absl::Status Daemon::Start() {
   kube::EventRecorderOptions events;
   events.component = "nereid-gm";
   events.reporting_instance = identity();
+  // A reconcile's events of one reason (three children created) become one Event, not three.
+  events.coalesce_window = absl::Seconds(1);
   recorder_ = std::make_unique<kube::EventRecorder>(client_, events);
   recorder_->Start();
 

@@ -112,6 +112,32 @@ TEST_CASE("WriteStatus writes through the status subresource only when something
     CHECK(w->written);  // The API had numberOfSamples; the stale copy did not.
     CHECK(client.CountActions(fakes::Verb::kGet) == 1);
   }
+  SECTION("a cached copy that has seen our last write answers 'unchanged' without a GET") {
+    auto current = std::make_shared<const Json>(*client.Get(datasets, "default", "d1"));
+    client.ClearActions();
+    for (int resync = 0; resync < 3; ++resync) {
+      w = WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(4), current);
+      REQUIRE(w.ok());
+      CHECK_FALSE(w->written);
+    }
+    CHECK(client.Actions().empty());
+  }
+  SECTION("a copy older than our last write is confirmed on a fresh read, each time") {
+    auto stale = std::make_shared<const Json>(created);  // numberOfSamples absent
+    client.ClearActions();
+    for (int resync = 0; resync < 2; ++resync) {
+      w = WriteStatus(client, datasets, "default", "d1", "",
+                      [](const Json&, Json* status) -> absl::Status {
+                        (*status)["numberOfSamples"] = 4;  // what the API has, not the copy
+                        return absl::OkStatus();
+                      },
+                      stale);
+      REQUIRE(w.ok());
+      CHECK_FALSE(w->written);  // The fresh read shows our write: nothing to do.
+    }
+    CHECK(client.CountActions(fakes::Verb::kGet) == 2);
+    CHECK(client.CountActions(fakes::Verb::kUpdateStatus) == 0);
+  }
   SECTION("uid mismatch and missing objects are NotFound; mutator errors are returned") {
     CHECK(absl::IsNotFound(
         WriteStatus(client, datasets, "default", "d1", "other-uid", set_count(1)).status()));
