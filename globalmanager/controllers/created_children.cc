@@ -5,6 +5,24 @@
 
 namespace nereid::gm {
 
+CreatedChildren::CreatedChildren(Clock* clock, kube::SharedInformer* informer) : clock_(clock) {
+  // Whatever the informer delivers about an object supersedes what we created: it is in the cache
+  // now, or was deleted (maybe before we ever looked at the cache).
+  auto forget = [this](const kube::Json& object) {
+    absl::MutexLock lock(&mu_);
+    entries_.erase(kube::Key(object));
+  };
+  kube::ResourceEventHandlerFuncs handler;
+  handler.on_add = [forget](const kube::ObjectPtr& object) { forget(*object); };
+  handler.on_update = [forget](const kube::ObjectPtr&, const kube::ObjectPtr& after) {
+    forget(*after);
+  };
+  handler.on_delete = [forget](const kube::DeletedObject& deleted) {
+    forget(*kube::LastKnownState(deleted));
+  };
+  informer->AddEventHandler(std::move(handler));
+}
+
 void CreatedChildren::Created(const kube::Json& object) {
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);

@@ -6,9 +6,9 @@
 // once — would otherwise create them again (an AlreadyExists round trip each) and judge the owner
 // from a cache without them (a status written twice, once with "missing" children). Lookups answer
 // from the informer's cache and fall back to the objects as the API returned them on create; an
-// entry goes as soon as the cache shows the object, or after `kCreatedChildrenHorizon` (a child
-// deleted before the cache ever showed it must not be believed forever; the owner's resync then
-// sees it missing). Thread-safe.
+// entry goes as soon as the informer delivers anything about the object (added, updated or
+// deleted), or after `kCreatedChildrenHorizon` (should its events have beaten our create call, a
+// child deleted meanwhile must not be believed forever). Thread-safe.
 
 #include <map>
 #include <string>
@@ -21,6 +21,7 @@
 #include "common/kube/lister.h"
 #include "common/kube/object.h"
 #include "common/kube/selector.h"
+#include "common/kube/shared_informer.h"
 #include "common/time/clock.h"
 
 namespace nereid::gm {
@@ -29,7 +30,8 @@ inline constexpr absl::Duration kCreatedChildrenHorizon = absl::Seconds(30);
 
 class CreatedChildren {
  public:
-  explicit CreatedChildren(Clock* clock) : clock_(clock) {}
+  // Registers a handler on `informer` (the children's), which must outlive this.
+  CreatedChildren(Clock* clock, kube::SharedInformer* informer);
 
   // After a successful create: `object` as the API returned it.
   void Created(const kube::Json& object);

@@ -106,14 +106,14 @@ absl::StatusOr<std::unique_ptr<JointInferenceController>> JointInferenceControll
 
 JointInferenceController::JointInferenceController(const ControllerContext& context)
     : ReconcilingController("jointinference", context),
-      created_deployments_(context.clock),
-      created_services_(context.clock),
-      created_hpas_(context.clock),
+      deployments_(WatchOwned(kube::resources::Deployments(), std::string(kKind))),
+      k8s_services_(WatchOwned(kube::resources::Services(), std::string(kKind))),
+      hpas_(WatchOwned(kube::resources::HorizontalPodAutoscalers(), std::string(kKind))),
+      created_deployments_(context.clock, deployments_),
+      created_services_(context.clock, k8s_services_),
+      created_hpas_(context.clock, hpas_),
       placements_(context.edge, "jointinferenceservice") {
   services_ = Watch(Services());
-  deployments_ = WatchOwned(kube::resources::Deployments(), std::string(kKind));
-  k8s_services_ = WatchOwned(kube::resources::Services(), std::string(kKind));
-  hpas_ = WatchOwned(kube::resources::HorizontalPodAutoscalers(), std::string(kKind));
 
   models_ = Read(api::resources::Models());
   kube::ResourceEventHandlerFuncs on_model;
