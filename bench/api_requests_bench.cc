@@ -4,7 +4,7 @@
 //
 //   api_requests_bench --devapiserver BIN --globalmanager BIN --crd deploy/crds
 //       [--services 200] [--quiet 60] [--settle 3] [--resync 30] [--kube-api-qps Q]
-//       [--timeout 600] [--enforce]
+//       [--kube-api-burst B] [--timeout 600] [--enforce]
 //
 // Phases:
 //   setup   devapiserver (in memory), every CRD, the two Models the services name, the GM
@@ -66,7 +66,8 @@ struct Flags {
   double quiet_seconds = 60;
   double settle_seconds = 3;
   int resync_seconds = 30;
-  int kube_api_qps = 0;  // 0: the GM's default
+  int kube_api_qps = 0;    // 0: the GM's default
+  int kube_api_burst = 0;  // 0: the GM's default
   double timeout_seconds = 600;
   bool enforce = false;
 };
@@ -74,53 +75,39 @@ struct Flags {
 void Usage() {
   std::cerr << "usage: api_requests_bench --devapiserver BIN --globalmanager BIN --crd DIR...\n"
                "  [--services N] [--quiet SECONDS] [--settle SECONDS] [--resync SECONDS]\n"
-               "  [--kube-api-qps Q] [--timeout SECONDS] [--enforce]\n";
+               "  [--kube-api-qps Q] [--kube-api-burst B] [--timeout SECONDS] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> absl::StatusOr<std::string> {
-      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-      return std::string(argv[++i]);
-    };
-    auto number = [&](double* out, double min) -> absl::Status {
-      ASSIGN_OR_RETURN(std::string v, value());
-      if (!absl::SimpleAtod(v, out) || *out < min) {
-        return absl::InvalidArgumentError(absl::StrCat(arg, ": want a number >= ", min));
-      }
-      return absl::OkStatus();
-    };
-    auto integer = [&](int* out, int min) -> absl::Status {
-      double d = 0;
-      RETURN_IF_ERROR(number(&d, min));
-      *out = static_cast<int>(d);
-      return absl::OkStatus();
-    };
+  FlagReader reader(argc, argv);
+  while (reader.Next()) {
+    const std::string& arg = reader.name();
     if (arg == "--devapiserver") {
-      ASSIGN_OR_RETURN(flags.devapiserver, value());
+      ASSIGN_OR_RETURN(flags.devapiserver, reader.Value());
     } else if (arg == "--globalmanager") {
-      ASSIGN_OR_RETURN(flags.globalmanager, value());
+      ASSIGN_OR_RETURN(flags.globalmanager, reader.Value());
     } else if (arg == "--crd") {
-      ASSIGN_OR_RETURN(std::string crd, value());
+      ASSIGN_OR_RETURN(std::string crd, reader.Value());
       flags.crds.push_back(std::move(crd));
     } else if (arg == "--services") {
-      RETURN_IF_ERROR(integer(&flags.services, 1));
+      RETURN_IF_ERROR(reader.Integer(&flags.services, 1));
     } else if (arg == "--quiet") {
-      RETURN_IF_ERROR(number(&flags.quiet_seconds, 0));
+      RETURN_IF_ERROR(reader.Number(&flags.quiet_seconds, 0));
     } else if (arg == "--settle") {
-      RETURN_IF_ERROR(number(&flags.settle_seconds, 0));
+      RETURN_IF_ERROR(reader.Number(&flags.settle_seconds, 0));
     } else if (arg == "--resync") {
-      RETURN_IF_ERROR(integer(&flags.resync_seconds, 0));
+      RETURN_IF_ERROR(reader.Integer(&flags.resync_seconds, 0));
     } else if (arg == "--kube-api-qps") {
-      RETURN_IF_ERROR(integer(&flags.kube_api_qps, 0));
+      RETURN_IF_ERROR(reader.Integer(&flags.kube_api_qps, 0));
+    } else if (arg == "--kube-api-burst") {
+      RETURN_IF_ERROR(reader.Integer(&flags.kube_api_burst, 0));
     } else if (arg == "--timeout") {
-      RETURN_IF_ERROR(number(&flags.timeout_seconds, 1));
+      RETURN_IF_ERROR(reader.Number(&flags.timeout_seconds, 1));
     } else if (arg == "--enforce") {
       flags.enforce = true;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", arg));
+      return reader.Unknown();
     }
   }
   if (flags.devapiserver.empty() || flags.globalmanager.empty() || flags.crds.empty()) {
@@ -235,29 +222,15 @@ absl::StatusOr<Counts> ApiRequestsBench::GmCounts() const {
 absl::Status ApiRequestsBench::Setup() {
   ASSIGN_OR_RETURN(testing::TempDir dir, testing::TempDir::Create("api-requests-"));
   dir_.emplace(std::move(dir));
-  Subprocess::Options api;
-  api.argv = {flags_.devapiserver, "--listen", "127.0.0.1:0", "--kubeconfig-out",
-              Dir("kubeconfig"), "--log-level", "warning"};
-  ASSIGN_OR_RETURN(api_, Subprocess::Start(std::move(api)));
-  ASSIGN_OR_RETURN(std::string line, api_->ReadLine(absl::Seconds(30)));
-  const std::string url = testing::ListenUrl(line);
-  if (url.empty() || std::sscanf(url.c_str(), "http://127.0.0.1:%d", &api_port_) != 1) {
-    return absl::InternalError(absl::StrCat("devapiserver printed '", line, "'"));
-  }
+  ASSIGN_OR_RETURN(DevApiServer api, StartDevApiServer(flags_.devapiserver, Dir("kubeconfig")));
+  api_ = std::move(api.process);
+  api_port_ = api.port;
   ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Dir("kubeconfig")));
   kube::RestClient::Options rest;
   rest.qps = 0;
   rest.user_agent = "api-requests-bench";
   ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
-  RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds));
-  if (!testing::WaitFor(
-          [&] {
-            absl::StatusOr<bool> served = client_->IsServed(api::resources::JointInferenceServices());
-            return served.ok() && *served;
-          },
-          absl::Seconds(30))) {
-    return absl::DeadlineExceededError("the JointInferenceService CRD is not served after 30 s");
-  }
+  RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds, api::resources::JointInferenceServices()));
   for (const char* model : {"little-model", "big-model"}) {
     RETURN_IF_ERROR(client_->Create(api::resources::Models(), kNamespace, Model(model)).status());
   }
@@ -271,26 +244,13 @@ absl::Status ApiRequestsBench::Setup() {
     gm.argv.push_back("--kube-api-qps");
     gm.argv.push_back(std::to_string(flags_.kube_api_qps));
   }
+  if (flags_.kube_api_burst > 0) {
+    gm.argv.push_back("--kube-api-burst");
+    gm.argv.push_back(std::to_string(flags_.kube_api_burst));
+  }
   gm.capture_stderr = true;
-  ASSIGN_OR_RETURN(gm_, Subprocess::Start(std::move(gm)));
-  ASSIGN_OR_RETURN(std::string gm_line, gm_->ReadLine(absl::Seconds(60)));
-  int edge_port = 0, http_port = 0;
-  if (std::sscanf(gm_line.c_str(), "globalmanager: edge hub on port %d, http on port %d",
-                  &edge_port, &http_port) != 2) {
-    return absl::InternalError(
-        absl::StrCat("globalmanager printed '", gm_line, "'; stderr: ", gm_->Stderr()));
-  }
-  httplib::Client http("127.0.0.1", http_port);
-  http.set_connection_timeout(2);
-  if (!testing::WaitFor(
-          [&] {
-            httplib::Result ready = http.Get("/readyz");
-            return ready && ready->status == 200;
-          },
-          absl::Seconds(60), absl::Milliseconds(50))) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("the GM is not ready after 60 s; its log:\n", gm_->Stderr()));
-  }
+  ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
+  gm_ = std::move(started.process);
   return absl::OkStatus();
 }
 
@@ -407,10 +367,11 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   const bool quiet_ok = quiet_per_minute <= kTargetQuietPerMinute;
 
   out << absl::StrFormat(
-      "api_requests_bench: %d JointInferenceServices, GM resync %d s, kube-api-qps %s, load "
-      "average %s -> %s\n",
+      "api_requests_bench: %d JointInferenceServices, GM resync %d s, kube-api-qps %s, burst %s, "
+      "load average %s -> %s\n",
       n, flags_.resync_seconds,
-      flags_.kube_api_qps > 0 ? std::to_string(flags_.kube_api_qps) : "default", load_before_,
+      flags_.kube_api_qps > 0 ? std::to_string(flags_.kube_api_qps) : "default",
+      flags_.kube_api_burst > 0 ? std::to_string(flags_.kube_api_burst) : "default", load_before_,
       load_after_);
   out << absl::StrFormat(
       "\ncreate: first create -> children and statuses settled %.1f s, GM quiet at %.1f s%s\n",
