@@ -35,8 +35,10 @@ void CreatedChildren::Created(const kube::Json& object) {
 kube::ObjectPtr CreatedChildren::Get(const kube::Lister& lister, std::string_view ns,
                                      std::string_view name) const {
   const std::string key = kube::MakeKey(ns, name);
-  absl::StatusOr<kube::ObjectPtr> cached = lister.Get(ns, name);
+  // The cache is read under our lock: the informer's handler (which forgets an entry after the
+  // cache has the object) must not run between that read and ours, or the object is in neither.
   absl::MutexLock lock(&mu_);
+  absl::StatusOr<kube::ObjectPtr> cached = lister.Get(ns, name);
   auto it = entries_.find(key);
   if (cached.ok()) {
     if (it != entries_.end()) entries_.erase(it);  // The cache has caught up.
@@ -52,11 +54,11 @@ kube::ObjectPtr CreatedChildren::Get(const kube::Lister& lister, std::string_vie
 
 std::vector<kube::ObjectPtr> CreatedChildren::List(const kube::Lister& lister, std::string_view ns,
                                                    const kube::LabelSelector& selector) const {
+  absl::MutexLock lock(&mu_);  // Around the cache read too: see Get.
   std::vector<kube::ObjectPtr> objects = lister.List(ns, selector);
   std::set<std::string> cached;
   for (const kube::ObjectPtr& object : objects) cached.insert(kube::Key(*object));
   const absl::Time now = clock_->Now();
-  absl::MutexLock lock(&mu_);
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (cached.count(it->first) > 0 || now - it->second.created > kCreatedChildrenHorizon) {
       it = entries_.erase(it);  // Shown by the cache (or too old to believe).
