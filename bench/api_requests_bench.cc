@@ -23,16 +23,15 @@
 // target is missed.
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -156,7 +155,8 @@ Json Model(const std::string& name) {
 
 Json Service(const std::string& name) {
   auto worker = [](const std::string& container, const std::string& model, Json pod_spec) {
-    pod_spec["containers"] = Json::array({{{"name", container}, {"image", "example/" + container}}});
+    pod_spec["containers"] =
+        Json::array({{{"name", container}, {"image", "example/" + container}}});
     return Json{{"model", {{"name", model}}}, {"template", {{"spec", std::move(pod_spec)}}}};
   };
   Json edge = worker("little-model", "little-model", {{"nodeName", "edge-0"}});
@@ -259,7 +259,8 @@ absl::StatusOr<bool> ApiRequestsBench::Settled() {
                    kube::ListAll(*client_, kube::resources::Deployments(), kNamespace, {}));
   ASSIGN_OR_RETURN(kube::ObjectList services,
                    kube::ListAll(*client_, kube::resources::Services(), kNamespace, {}));
-  if (deployments.items.size() < 2u * flags_.services || services.items.size() < 1u * flags_.services) {
+  const size_t n = static_cast<size_t>(flags_.services);
+  if (deployments.items.size() < 2 * n || services.items.size() < n) {
     return false;
   }
   ASSIGN_OR_RETURN(kube::ObjectList jis, kube::ListAll(*client_,
@@ -270,7 +271,7 @@ absl::StatusOr<bool> ApiRequestsBench::Settled() {
     const Json* observed = kube::FindPath(ji, "status.observedGeneration");
     if (observed == nullptr || *observed != kube::Generation(ji)) return false;
   }
-  return jis.items.size() == static_cast<size_t>(flags_.services);
+  return jis.items.size() == n;
 }
 
 absl::Status ApiRequestsBench::CreateServices() {

@@ -91,7 +91,8 @@ absl::Status JointInferenceController::SyncDeployments(const Json& object,
   for (const JiDeployment& desired : children.deployments) {
     const std::string name = kube::Name(desired.object);
     wanted.insert(name);
-    const kube::ObjectPtr cached = created_deployments_.Get(deployments_->GetLister(), owner.ns, name);
+    const kube::ObjectPtr cached =
+        created_deployments_.Get(deployments_->GetLister(), owner.ns, name);
     const Json* existing = cached.get();
     const Json* want_replicas = kube::FindPath(desired.object, "spec.replicas");
     const bool template_differs =
