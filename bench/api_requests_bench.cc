@@ -176,6 +176,7 @@ class ApiRequestsBench {
   absl::Status Run();
   // Prints the tables; returns whether both targets were met.
   bool Report(std::ostream& out) const;
+  bool stopped_cleanly() const { return gm_exit_ == 0; }
 
  private:
   absl::Status Setup();
@@ -199,6 +200,7 @@ class ApiRequestsBench {
   double settled_seconds_ = 0;  // first create → the GM went quiet (or the cap)
   bool went_quiet_ = false;
   double quiet_seconds_ = 0;
+  int gm_exit_ = -1;
 };
 
 absl::StatusOr<Counts> ApiRequestsBench::GmCounts() const {
@@ -342,10 +344,10 @@ absl::Status ApiRequestsBench::Run() {
   if (!gm_->Running()) {
     return absl::InternalError(absl::StrCat("the GM exited; its log:\n", gm_->Stderr()));
   }
-  ASSIGN_OR_RETURN(int exit_code, gm_->Stop(absl::Seconds(10)));
-  if (exit_code != 0) {
-    return absl::InternalError(absl::StrCat("the GM exited with ", exit_code));
-  }
+  // Counted already: a GM slow to stop (e.g. still sending throttled Events) is reported, not
+  // fatal to the figures.
+  absl::StatusOr<int> exit_code = gm_->Stop(absl::Seconds(10));
+  gm_exit_ = exit_code.ok() ? *exit_code : -1;
   return absl::OkStatus();
 }
 
@@ -394,6 +396,8 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   PrintCounts(out, quiet_);
   out << absl::StrFormat("  requests per minute = %.1f (target <= %.0f): %s\n", quiet_per_minute,
                          kTargetQuietPerMinute, quiet_ok ? "met" : "MISSED");
+  out << absl::StrFormat("\nGM exit status after SIGTERM: %d%s\n", gm_exit_,
+                         gm_exit_ == 0 ? "" : " (not a clean stop within 10 s)");
   return create_ok && quiet_ok;
 }
 
@@ -414,5 +418,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   const bool met = bench.Report(std::cout);
+  if (!bench.stopped_cleanly()) return 1;
   return enforce && !met ? 1 : 0;
 }
