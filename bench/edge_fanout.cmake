@@ -3,7 +3,8 @@
 add_subdirectory(edge_simulator)
 if(TARGET nereid_test_support)
   add_executable(edge_fanout_bench edge_fanout_bench.cc)
-  target_link_libraries(edge_fanout_bench PRIVATE nereid_edge_simulator nereid_test_support
+  target_link_libraries(edge_fanout_bench PRIVATE nereid_bench_setup nereid_edge_simulator
+    nereid_test_support
     nereid_kube_rest nereid_api nereid_net nereid_httplib nlohmann_json::nlohmann_json
     absl::str_format)
   add_dependencies(edge_fanout_bench globalmanager devapiserver)

@@ -55,11 +55,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "bench/bench_setup.h"
 #include "bench/edge_simulator/edge_simulator.h"
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/proc_stats.h"
 #include "common/api/sedna_contract.h"
-#include "common/api/yaml_json.h"
 #include "common/kube/config.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
@@ -111,63 +111,46 @@ void Usage() {
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> absl::StatusOr<std::string> {
-      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-      return std::string(argv[++i]);
-    };
-    auto integer = [&](int* out, int min) -> absl::Status {
-      ASSIGN_OR_RETURN(std::string text, value());
-      if (!absl::SimpleAtoi(text, out) || *out < min) {
-        return absl::InvalidArgumentError(absl::StrCat(arg, ": want an integer >= ", min));
-      }
-      return absl::OkStatus();
-    };
-    auto real = [&](double* out) -> absl::Status {
-      ASSIGN_OR_RETURN(std::string text, value());
-      if (!absl::SimpleAtod(text, out) || *out < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(arg, ": want a number >= 0"));
-      }
-      return absl::OkStatus();
-    };
+  FlagReader reader(argc, argv);
+  while (reader.Next()) {
+    const std::string& arg = reader.name();
     if (arg == "--devapiserver") {
-      ASSIGN_OR_RETURN(flags.devapiserver, value());
+      ASSIGN_OR_RETURN(flags.devapiserver, reader.Value());
     } else if (arg == "--globalmanager") {
-      ASSIGN_OR_RETURN(flags.globalmanager, value());
+      ASSIGN_OR_RETURN(flags.globalmanager, reader.Value());
     } else if (arg == "--gen-certs") {
-      ASSIGN_OR_RETURN(flags.gen_certs, value());
+      ASSIGN_OR_RETURN(flags.gen_certs, reader.Value());
     } else if (arg == "--crd") {
-      ASSIGN_OR_RETURN(std::string crd, value());
+      ASSIGN_OR_RETURN(std::string crd, reader.Value());
       flags.crds.push_back(std::move(crd));
     } else if (arg == "--kubectl") {
-      ASSIGN_OR_RETURN(flags.kubectl, value());
+      ASSIGN_OR_RETURN(flags.kubectl, reader.Value());
     } else if (arg == "--nodes") {
-      RETURN_IF_ERROR(integer(&flags.nodes, 1));
+      RETURN_IF_ERROR(reader.Integer(&flags.nodes, 1));
     } else if (arg == "--datasets-per-node") {
-      RETURN_IF_ERROR(integer(&flags.datasets_per_node, 1));
+      RETURN_IF_ERROR(reader.Integer(&flags.datasets_per_node, 1));
     } else if (arg == "--create-threads") {
-      RETURN_IF_ERROR(integer(&flags.create_threads, 1));
+      RETURN_IF_ERROR(reader.Integer(&flags.create_threads, 1));
     } else if (arg == "--create-rate") {
-      RETURN_IF_ERROR(real(&flags.create_rate));
+      RETURN_IF_ERROR(reader.Number(&flags.create_rate, 0));
     } else if (arg == "--leader-elect") {
       flags.leader_elect = true;
     } else if (arg == "--baseline-writes") {
-      RETURN_IF_ERROR(integer(&flags.baseline_writes, 0));
+      RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
     } else if (arg == "--kubectl-objects") {
-      RETURN_IF_ERROR(integer(&flags.kubectl_objects, 1));
+      RETURN_IF_ERROR(reader.Integer(&flags.kubectl_objects, 1));
     } else if (arg == "--timeout") {
-      RETURN_IF_ERROR(real(&flags.timeout_seconds));
+      RETURN_IF_ERROR(reader.Number(&flags.timeout_seconds, 0));
     } else if (arg == "--dir") {
-      ASSIGN_OR_RETURN(flags.dir, value());
+      ASSIGN_OR_RETURN(flags.dir, reader.Value());
     } else if (arg == "--gm-log-level") {
-      ASSIGN_OR_RETURN(flags.gm_log_level, value());
+      ASSIGN_OR_RETURN(flags.gm_log_level, reader.Value());
     } else if (arg == "--namespace") {
-      ASSIGN_OR_RETURN(flags.ns, value());
+      ASSIGN_OR_RETURN(flags.ns, reader.Value());
     } else if (arg == "--enforce") {
       flags.enforce = true;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown argument ", arg));
+      return reader.Unknown();
     }
   }
   if (flags.devapiserver.empty() || flags.globalmanager.empty() || flags.gen_certs.empty() ||
@@ -213,37 +196,6 @@ double MetricValue(const std::string& text, const std::string& metric,
       sum += value;
   }
   return sum;
-}
-
-// The CRD files named by --crd: a file as is, a directory's *.yaml files in name order.
-absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const std::string& path : paths) {
-    std::error_code error;
-    if (!std::filesystem::is_directory(path, error)) {
-      files.push_back(path);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-      if (entry.path().extension() == ".yaml") found.push_back(entry.path().string());
-    }
-    if (error)
-      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": ", error.message()));
-    if (found.empty())
-      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": no *.yaml"));
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return files;
-}
-
-// The 1-minute load average ("?" when unreadable): the machine is shared, so it goes with the
-// figures.
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one;
-  return (in >> one) ? one : std::string("?");
 }
 
 struct PhaseStats {
@@ -404,36 +356,15 @@ absl::Status FanoutBench::Setup() {
   issue_seconds_ = Seconds(absl::Now() - issue_start);
 
   // devapiserver (in memory) and the Dataset CRD.
-  Subprocess::Options api;
-  api.argv = {flags_.devapiserver, "--listen",    "127.0.0.1:0", "--kubeconfig-out",
-              Dir("kubeconfig"),   "--log-level", "warning"};
-  ASSIGN_OR_RETURN(api_, Subprocess::Start(std::move(api)));
-  ASSIGN_OR_RETURN(std::string line, api_->ReadLine(absl::Seconds(30)));
-  if (testing::ListenUrl(line).empty()) {
-    return absl::InternalError(absl::StrCat("devapiserver printed '", line, "'"));
-  }
+  ASSIGN_OR_RETURN(DevApiServer api, StartDevApiServer(flags_.devapiserver, Dir("kubeconfig")));
+  api_ = std::move(api.process);
   ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Dir("kubeconfig")));
   kube::RestClient::Options rest;
   rest.qps = 0;  // The benchmark measures the API server and the GM, not a client-side limit.
   rest.max_idle_connections = static_cast<std::size_t>(flags_.create_threads) + 4;
   rest.user_agent = "edge-fanout-bench";
   ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
-  ASSIGN_OR_RETURN(std::vector<std::string> crd_files, CrdFiles(flags_.crds));
-  for (const std::string& file : crd_files) {
-    ASSIGN_OR_RETURN(std::vector<Json> crds, api::YamlFileToJson(file));
-    for (const Json& crd : crds) {
-      RETURN_IF_ERROR(
-          client_->Create(kube::resources::CustomResourceDefinitions(), "", crd).status());
-    }
-  }
-  if (!testing::WaitFor(
-          [&] {
-            absl::StatusOr<bool> served = client_->IsServed(api::resources::Datasets());
-            return served.ok() && *served;
-          },
-          absl::Seconds(30))) {
-    return absl::DeadlineExceededError("the Dataset CRD is not served after 30 s");
-  }
+  RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds, api::resources::Datasets()));
 
   // The GM: mTLS on an ephemeral port, metrics on another.
   Subprocess::Options gm;
@@ -454,24 +385,10 @@ absl::Status FanoutBench::Setup() {
              "--log-level",
              flags_.gm_log_level};
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
-  ASSIGN_OR_RETURN(gm_, Subprocess::Start(std::move(gm)));
-  ASSIGN_OR_RETURN(std::string gm_line, gm_->ReadLine(absl::Seconds(60)));
-  if (std::sscanf(gm_line.c_str(), "globalmanager: edge hub on port %d, http on port %d",
-                  &gm_edge_port_, &gm_http_port_) != 2) {
-    return absl::InternalError(
-        absl::StrCat("globalmanager printed '", gm_line, "'; stderr: ", gm_->Stderr()));
-  }
-  httplib::Client http("127.0.0.1", gm_http_port_);
-  http.set_connection_timeout(2);
-  if (!testing::WaitFor(
-          [&] {
-            httplib::Result ready = http.Get("/readyz");
-            return ready && ready->status == 200;
-          },
-          absl::Seconds(60), absl::Milliseconds(50))) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("the GM is not ready after 60 s; its log:\n", gm_->Stderr()));
-  }
+  ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
+  gm_ = std::move(started.process);
+  gm_edge_port_ = started.edge_port;
+  gm_http_port_ = started.http_port;
 
   EdgeSimulator::Options sim;
   sim.gm_address = absl::StrCat("127.0.0.1:", gm_edge_port_);

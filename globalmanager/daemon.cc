@@ -85,6 +85,9 @@ absl::Status Daemon::Start() {
   kube::EventRecorderOptions events;
   events.component = "nereid-gm";
   events.reporting_instance = identity();
+  // A reconcile's events of one reason (three children created) become one Event, not three;
+  // long enough for a reconcile throttled by a small --kube-api-qps (5 q/s: 1 s was not).
+  events.coalesce_window = absl::Seconds(3);
   recorder_ = std::make_unique<kube::EventRecorder>(client_, events);
   recorder_->Start();
 

@@ -7,10 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
 #include "common/kube/thread_name.h"
 #include "common/log/log.h"
+#include "common/strings/absl_compat.h"
 #include "common/time/token_bucket.h"
 
 namespace nereid::kube {
@@ -166,7 +168,36 @@ void EventRecorder::Record(const ObjectReference& object, EventType type, std::s
     return;
   }
   ++stats_.recorded;
+  if (options_.coalesce_window > absl::ZeroDuration()) {
+    std::string coalesce_key =
+        absl::StrJoin({object.kind, object.ns, object.name, object.uid, object.api_version,
+                       std::string(EventTypeName(type)), std::string(reason)},
+                      "\x1f");
+    if (auto it = queued_.find(coalesce_key); it != queued_.end()) {
+      Coalesce(*it->second, message);
+      ++stats_.coalesced;
+      return;
+    }
+    queue_.push_back(Pending{object, type, std::string(reason), std::string(message), now});
+    queue_.back().coalesce_key = coalesce_key;
+    queued_[std::move(coalesce_key)] = &queue_.back();
+    return;
+  }
   queue_.push_back(Pending{object, type, std::string(reason), std::string(message), now});
+}
+
+void EventRecorder::Coalesce(Pending& into, std::string_view message) const {
+  ++into.count;
+  if (into.message == message || into.message.size() >= options_.max_message_bytes) return;
+  // Distinct messages only: "Created Deployment a; Created Deployment b".
+  for (absl::string_view part : absl::StrSplit(into.message, "; ")) {
+    if (part == ToAbsl(message)) return;
+  }
+  absl::StrAppend(&into.message, "; ", ToAbsl(message));
+  if (into.message.size() > options_.max_message_bytes) {
+    into.message.resize(options_.max_message_bytes - 3);
+    into.message += "...";
+  }
 }
 
 void EventRecorder::Run() {
@@ -179,7 +210,13 @@ void EventRecorder::Run() {
                        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || stopping_; };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // Stopping and drained.
+      // The oldest event waits out its coalescing window (Stop sends at once).
+      if (options_.coalesce_window > absl::ZeroDuration()) {
+        clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopping_),
+                                  queue_.front().time + options_.coalesce_window);
+      }
       event = std::move(queue_.front());
+      if (!event.coalesce_key.empty()) queued_.erase(event.coalesce_key);
       queue_.pop_front();
       sending_ = true;
     }
@@ -221,10 +258,10 @@ void EventRecorder::Send(const Pending& event) {
 
   // A repeat within the window: bump the existing Event.
   State::Aggregate* aggregate = state_->aggregates.Find(aggregate_key);
-  int64_t count = 1;
+  int64_t count = event.count;
   std::string first_timestamp = timestamp;
   if (aggregate != nullptr && event.time - aggregate->last_seen <= options_.aggregation_window) {
-    count = aggregate->count + 1;
+    count = aggregate->count + event.count;
     first_timestamp = aggregate->first_timestamp;
     const Json patch = {{"count", count}, {"lastTimestamp", timestamp}};
     absl::Status patched = WithRetries([&] {

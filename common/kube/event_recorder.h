@@ -9,6 +9,10 @@
 //   - Aggregation: a repeat of the same (object, type, reason, message, source) within
 //     `aggregation_window` of the last one patches count and lastTimestamp of the existing Event
 //     instead of creating another (if that Event is gone, a new one is created).
+//   - Coalescing (opt-in, `coalesce_window` > 0): an event waits that long in the queue, and a
+//     Record of the same (object, type, reason) meanwhile joins it — its message appended ("; ",
+//     distinct messages only, capped) and its count added — so a reconcile that creates three
+//     children costs one Event POST, not three, and a burst over many objects costs one per object.
 //   - Events are named "<object name>.<hex timestamp>" like client-go, in the object's namespace
 //     ("default" for cluster-scoped objects).
 // Sending failures are retried a few times on the Clock, then counted and dropped: events are
@@ -20,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -54,6 +59,10 @@ struct EventRecorderOptions {
   int burst = 25;                                     // Per-object token bucket...
   absl::Duration refill_interval = absl::Minutes(5);  // ...refilled one token per interval.
   absl::Duration aggregation_window = absl::Minutes(10);
+  // How long an event waits to be joined by others of its object, type and reason; zero sends at
+  // once (and joins only what is still queued behind a slow API server: nothing by default).
+  absl::Duration coalesce_window = absl::ZeroDuration();
+  size_t max_message_bytes = 1024;  // A coalesced message is cut here (upstream's limit).
   size_t cache_size = 4096;  // Objects/events remembered for rate limits and aggregation.
   int max_attempts = 3;
   absl::Duration retry_interval = absl::Seconds(1);
@@ -65,6 +74,7 @@ class EventRecorder {
     int64_t recorded = 0;  // Accepted onto the queue.
     int64_t created = 0;
     int64_t aggregated = 0;  // Patched into an existing Event.
+    int64_t coalesced = 0;   // Joined a queued event of the same object, type and reason.
     int64_t dropped_rate_limited = 0;
     int64_t dropped_queue_full = 0;
     int64_t failed = 0;  // Gave up after retries.
@@ -95,12 +105,16 @@ class EventRecorder {
     EventType type;
     std::string reason;
     std::string message;
-    absl::Time time;
+    absl::Time time;   // of the first occurrence
+    int64_t count = 1;  // occurrences coalesced into this one
+    std::string coalesce_key;  // "" when not indexed
   };
   class State;  // Rate limit buckets and the aggregation cache.
 
   void Run();
   void Send(const Pending& event);
+  // Joins one more occurrence into a queued event.
+  void Coalesce(Pending& into, std::string_view message) const;
   // Calls `attempt` up to max_attempts times while it fails with a retriable error.
   absl::Status WithRetries(const std::function<absl::Status()>& attempt);
   std::string NewEventName(const std::string& object_name);
@@ -113,6 +127,9 @@ class EventRecorder {
 
   mutable absl::Mutex mu_;
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
+  // Queued events by (object, type, reason), for coalescing. Deque elements stay put while others
+  // are pushed at the back or popped at the front.
+  std::unordered_map<std::string, Pending*> queued_ ABSL_GUARDED_BY(mu_);
   bool sending_ ABSL_GUARDED_BY(mu_) = false;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -35,14 +35,25 @@ absl::StatusOr<bool> JointInferenceController::StillExists(const Json& object) c
   return kube::Uid(*live) == kube::Uid(object) && !kube::IsBeingDeleted(*live);
 }
 
+bool JointInferenceController::MayHaveLostChildren(const Json& object) const {
+  // Our status write follows the first creation of the children; before it none of them can
+  // have been created, let alone garbage-collected.
+  return kube::FindPath(object, "status.observedGeneration") != nullptr;
+}
+
 bool JointInferenceController::MissingChild(const Json& object, const JiChildren& children) const {
   const std::string ns = kube::Namespace(object);
-  if (!k8s_services_->GetLister().Get(ns, kube::Name(children.service)).ok()) return true;
+  if (created_services_.Get(k8s_services_->GetLister(), ns, kube::Name(children.service)) ==
+      nullptr) {
+    return true;
+  }
   for (const JiDeployment& d : children.deployments) {
-    if (!deployments_->GetLister().Get(ns, kube::Name(d.object)).ok()) return true;
+    if (created_deployments_.Get(deployments_->GetLister(), ns, kube::Name(d.object)) == nullptr) {
+      return true;
+    }
   }
   for (const Json& h : children.hpas) {
-    if (!hpas_->GetLister().Get(ns, kube::Name(h)).ok()) return true;
+    if (created_hpas_.Get(hpas_->GetLister(), ns, kube::Name(h)) == nullptr) return true;
   }
   return false;
 }
@@ -80,8 +91,9 @@ absl::Status JointInferenceController::SyncDeployments(const Json& object,
   for (const JiDeployment& desired : children.deployments) {
     const std::string name = kube::Name(desired.object);
     wanted.insert(name);
-    absl::StatusOr<kube::ObjectPtr> cached = deployments_->GetLister().Get(owner.ns, name);
-    const Json* existing = cached.ok() ? cached->get() : nullptr;
+    const kube::ObjectPtr cached =
+        created_deployments_.Get(deployments_->GetLister(), owner.ns, name);
+    const Json* existing = cached.get();
     const Json* want_replicas = kube::FindPath(desired.object, "spec.replicas");
     const bool template_differs =
         existing != nullptr && TemplateHashOf(*existing) != TemplateHashOf(desired.object);
@@ -93,6 +105,7 @@ absl::Status JointInferenceController::SyncDeployments(const Json& object,
       case ChildAction::kCreate: {
         absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired.object);
         if (created.ok()) {
+          created_deployments_.Created(*created);
           LOG(INFO) << "jointinferenceservice " << kube::Key(object) << ": created Deployment "
                     << name;
           Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
@@ -175,13 +188,14 @@ absl::Status JointInferenceController::SyncService(const Json& object, const JiC
   const kube::Resource& resource = kube::resources::Services();
   const Json& desired = children.service;
   const std::string name = kube::Name(desired);
-  absl::StatusOr<kube::ObjectPtr> cached = k8s_services_->GetLister().Get(owner.ns, name);
-  const Json* existing = cached.ok() ? cached->get() : nullptr;
+  const kube::ObjectPtr cached = created_services_.Get(k8s_services_->GetLister(), owner.ns, name);
+  const Json* existing = cached.get();
   const bool differs = existing != nullptr && TemplateHashOf(*existing) != TemplateHashOf(desired);
   switch (Decide(existing, owner, differs)) {
     case ChildAction::kCreate: {
       absl::StatusOr<Json> created = context().client->Create(resource, owner.ns, desired);
       if (created.ok()) {
+        created_services_.Created(*created);
         Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
                absl::StrCat("Created Service ", name));
       } else if (kube::IsInvalid(created.status())) {
@@ -233,14 +247,15 @@ absl::Status JointInferenceController::SyncHpas(const Json& object, const JiChil
   for (const Json& desired : children.hpas) {
     const std::string name = kube::Name(desired);
     wanted.insert(name);
-    absl::StatusOr<kube::ObjectPtr> cached = hpas_->GetLister().Get(owner.ns, name);
-    const Json* existing = cached.ok() ? cached->get() : nullptr;
+    const kube::ObjectPtr cached = created_hpas_.Get(hpas_->GetLister(), owner.ns, name);
+    const Json* existing = cached.get();
     const bool differs =
         existing != nullptr && TemplateHashOf(*existing) != TemplateHashOf(desired);
     switch (Decide(existing, owner, differs)) {
       case ChildAction::kCreate: {
         absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
         if (created.ok()) {
+          created_hpas_.Created(*created);
           Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
                  absl::StrCat("Created HorizontalPodAutoscaler ", name));
         } else if (kube::IsInvalid(created.status())) {

@@ -107,11 +107,14 @@ absl::StatusOr<std::unique_ptr<JointInferenceController>> JointInferenceControll
 
 JointInferenceController::JointInferenceController(const ControllerContext& context)
     : ReconcilingController("jointinference", context),
+      deployments_(WatchOwned(kube::resources::Deployments(), std::string(kKind))),
+      k8s_services_(WatchOwned(kube::resources::Services(), std::string(kKind))),
+      hpas_(WatchOwned(kube::resources::HorizontalPodAutoscalers(), std::string(kKind))),
+      created_deployments_(context.clock, deployments_),
+      created_services_(context.clock, k8s_services_),
+      created_hpas_(context.clock, hpas_),
       placements_(context.edge, "jointinferenceservice") {
   services_ = Watch(Services());
-  deployments_ = WatchOwned(kube::resources::Deployments(), std::string(kKind));
-  k8s_services_ = WatchOwned(kube::resources::Services(), std::string(kKind));
-  hpas_ = WatchOwned(kube::resources::HorizontalPodAutoscalers(), std::string(kKind));
 
   models_ = Read(api::resources::Models());
   kube::ResourceEventHandlerFuncs on_model;
@@ -319,11 +322,11 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     return kube::ReconcileResult{};
   }
 
-  if (MissingChild(*object, plan.children)) {
+  if (MissingChild(*object, plan.children) && MayHaveLostChildren(*object)) {
     // Deleting the service garbage-collects its children, and their deletions can reach us before
     // the service's own: recreating them from the stale cache would leave orphans behind. So a
-    // child is only created while the service (this uid) still exists and is not being deleted;
-    // otherwise its deletion event follows and forgets it.
+    // child is only re-created while the service (this uid) still exists and is not being
+    // deleted; otherwise its deletion event follows and forgets it.
     ASSIGN_OR_RETURN(const bool exists, StillExists(*object));
     if (!exists) return kube::ReconcileResult{};
   }
@@ -356,8 +359,9 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
 
 bool JointInferenceController::HasWorkers(const Json& object) const {
   const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
-  for (const kube::ObjectPtr& d : deployments_->GetLister().List(
-           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+  for (const kube::ObjectPtr& d : created_deployments_.List(
+           deployments_->GetLister(), owner.ns,
+           kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
     if (IsControlledBy(*d, owner)) return true;
   }
   return false;
@@ -366,8 +370,9 @@ bool JointInferenceController::HasWorkers(const Json& object) const {
 JiState JointInferenceController::StateOf(const Json& object, const JiChildren& children) const {
   const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
   std::map<std::string, kube::ObjectPtr> ours;  // name → Deployment this service controls
-  for (const kube::ObjectPtr& d : deployments_->GetLister().List(
-           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+  for (const kube::ObjectPtr& d : created_deployments_.List(
+           deployments_->GetLister(), owner.ns,
+           kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
     if (IsControlledBy(*d, owner)) ours[kube::Name(*d)] = d;
   }
   auto health = [&](const std::string& name) {

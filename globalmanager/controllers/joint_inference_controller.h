@@ -52,6 +52,7 @@
 #include "common/api/joint_inference_service.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/created_children.h"
 #include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/joint_inference_workers.h"
@@ -97,6 +98,9 @@ class JointInferenceController final : public ReconcilingController, public Repo
                             std::vector<std::string>* problems);
   // Whether a planned child is not in the cache (so SyncChildren would create it).
   bool MissingChild(const kube::Json& object, const JiChildren& children) const;
+  // Whether a missing child may have been garbage-collected with the service (then a live read
+  // must confirm the service before re-creating it): not before the first creation.
+  bool MayHaveLostChildren(const kube::Json& object) const;
   // Whether `object` (this uid) still exists and is not being deleted, asked of the API server.
   absl::StatusOr<bool> StillExists(const kube::Json& object) const;
   absl::Status SyncDeployments(const kube::Json& object, const JiChildren& children,
@@ -125,6 +129,10 @@ class JointInferenceController final : public ReconcilingController, public Repo
   kube::SharedInformer* deployments_ = nullptr;
   kube::SharedInformer* k8s_services_ = nullptr;
   kube::SharedInformer* hpas_ = nullptr;
+  // What we created that those informers may not show yet.
+  CreatedChildren created_deployments_;
+  CreatedChildren created_services_;
+  CreatedChildren created_hpas_;
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
   EdgePlacements placements_;

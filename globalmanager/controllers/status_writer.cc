@@ -5,13 +5,22 @@
 #include "absl/strings/str_cat.h"
 #include "common/kube/errors.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/status_fence.h"
 
 namespace nereid::gm {
 
 namespace {
 
-// One read-modify-write from `object`. `write_unchanged_ok`: whether "nothing to change" may be
-// concluded from this copy (only from a fresh read: a stale cache could hide our own last write).
+// The object in StatusFence: per client (tests run many), resource, object and incarnation.
+std::string FenceKey(const kube::KubeClient& client, const kube::Resource& resource,
+                     const kube::Json& object) {
+  return absl::StrCat(absl::Hex(reinterpret_cast<uintptr_t>(&client)), "/",
+                      resource.QualifiedName(), "/", kube::Key(object), "/", kube::Uid(object));
+}
+
+// One read-modify-write from `object`. `fresh`: the copy was just read from the API. "Nothing to
+// change" is concluded from a cached copy only when it has seen our last write of the object
+// (StatusFence): a stale cache could hide that write, which would then never be corrected.
 absl::StatusOr<std::optional<StatusWrite>> Attempt(kube::KubeClient& client,
                                                    const kube::Resource& resource,
                                                    kube::Json object, std::string_view expected_uid,
@@ -30,8 +39,11 @@ absl::StatusOr<std::optional<StatusWrite>> Attempt(kube::KubeClient& client,
   }
   write.after = write.before;
   if (absl::Status s = mutate(object, &write.after); !s.ok()) return s;
+  const std::string fence_key = FenceKey(client, resource, object);
   if (write.after == write.before) {
-    if (!fresh) return std::optional<StatusWrite>();  // Confirm on a fresh read.
+    if (!fresh && !StatusFence::Global().Covers(fence_key, kube::ResourceVersion(object))) {
+      return std::optional<StatusWrite>();  // Confirm on a fresh read.
+    }
     write.object = std::move(object);
     return std::optional<StatusWrite>(std::move(write));
   }
@@ -40,6 +52,7 @@ absl::StatusOr<std::optional<StatusWrite>> Attempt(kube::KubeClient& client,
   if (!updated.ok()) return updated.status();
   write.written = true;
   write.object = *std::move(updated);
+  StatusFence::Global().Written(fence_key, kube::ResourceVersion(write.object));
   return std::optional<StatusWrite>(std::move(write));
 }
 

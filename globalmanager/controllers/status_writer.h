@@ -10,8 +10,10 @@
 //       }, cached_object);
 //
 // The first attempt may start from the informer's copy (`cached`, saves a GET when the cache is
-// current); a conflict re-reads from the API at once, and "nothing to change" is only concluded
-// from a fresh read (a stale cache might not show our own previous write yet). Conflicts are
+// current); a conflict re-reads from the API at once, and "nothing to change" is concluded from
+// the cached copy only when it has seen this process's last status write of the object
+// (StatusFence, status_fence.h), otherwise from a fresh read (a stale cache might not show our own
+// previous write yet). So a resync or an identical report costs no request. Conflicts are
 // retried at once with a fresh read, kMaxFreshStatusAttempts times at most, never after a sleep
 // (as kube-controller-manager's ReplicaSet and Job status updaters): the callers are reconcile
 // workers, which hold their key while they wait — a sleep would queue every event of the object

@@ -495,8 +495,11 @@ TEST_CASE("an IncrementalLearningJob's round with devapiserver + GM + LC over mT
     CHECK(std::vector<std::string>(seen.end() - tail.size(), seen.end()) == tail);
   }
   CHECK(testing::WaitFor([&] { return cluster.Pods("eval").empty(); }, absl::Seconds(20), kPoll));
-  CHECK(cluster.HasEvent("DeployCompleted"));
-  CHECK(cluster.HasEvent("TrainReady"));
+  // The GM holds an Event for its coalescing window (3 s) before it sends it.
+  CHECK(testing::WaitFor([&] { return cluster.HasEvent("DeployCompleted"); }, absl::Seconds(20),
+                         kPoll));
+  CHECK(testing::WaitFor([&] { return cluster.HasEvent("TrainReady"); }, absl::Seconds(20),
+                         kPoll));
   // Hot update: the same inference worker keeps running.
   {
     std::vector<Json> now = cluster.Pods("inference");
@@ -664,7 +667,8 @@ TEST_CASE("a LifelongLearningJob's round with devapiserver + GM + LC over mTLS",
     REQUIRE(seen.size() >= tail.size());
     CHECK(std::vector<std::string>(seen.end() - tail.size(), seen.end()) == tail);
   }
-  CHECK(cluster.HasEvent("DeployCompleted"));
+  CHECK(testing::WaitFor([&] { return cluster.HasEvent("DeployCompleted"); }, absl::Seconds(20),
+                         kPoll));
 
   // The job deleted: its pods are garbage-collected.
   cluster.Kubectl({"delete", "lifelonglearningjob", kLlJob});

@@ -16,8 +16,10 @@
 #include "common/strings/absl_compat.h"
 #include "httplib.h"
 #include "tools/devapiserver/discovery.h"
+#include "tools/devapiserver/flags.h"
 #include "tools/devapiserver/patch.h"
 #include "tools/devapiserver/request.h"
+#include "tools/devapiserver/request_counter.h"
 #include "tools/devapiserver/table.h"
 
 namespace nereid::devapi {
@@ -42,26 +44,65 @@ void AddWarnings(httplib::Response& res, const std::vector<std::string>& warning
   }
 }
 
+std::vector<std::string> PathParts(const std::string& path) {
+  std::vector<std::string> parts;
+  for (absl::string_view p : absl::StrSplit(path, '/', absl::SkipEmpty())) parts.emplace_back(p);
+  return parts;
+}
+
+constexpr char kDebugRequestsPath[] = "/debug/requests";
+
+// The request counts, for loopback clients only (benchmarks on this machine): GET reads them,
+// DELETE resets them. Not counted themselves.
+absl::Status DebugRequests(const httplib::Request& req, httplib::Response& res,
+                           RequestCounter& counter) {
+  std::string peer = req.remote_addr;
+  if (absl::StartsWith(peer, "::ffff:")) peer = peer.substr(7);  // v4-mapped
+  if (!IsLoopback(peer)) {
+    return kube::MakeError("Forbidden", absl::StrCat(kDebugRequestsPath,
+                                                     " is served to loopback clients only"));
+  }
+  if (req.method == "GET") {
+    Reply(res, 200, counter.Snapshot());
+  } else if (req.method == "DELETE") {
+    counter.Reset();
+    Reply(res, 200, counter.Snapshot());
+  } else {
+    return kube::MakeError("MethodNotAllowed", absl::StrCat(req.method, " ", kDebugRequestsPath,
+                                                            ": only GET and DELETE"));
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
 class ApiServer::Handler {
  public:
-  Handler(Store* store, const ApiServerOptions& options, std::function<std::string()> address)
-      : store_(store), options_(options), address_(std::move(address)) {}
+  Handler(Store* store, const ApiServerOptions& options, std::function<std::string()> address,
+          RequestCounter* requests)
+      : store_(store), options_(options), address_(std::move(address)), requests_(requests) {}
 
   void Handle(const httplib::Request& req, httplib::Response& res) {
-    absl::Status s = Dispatch(req, res);
+    absl::Status s;
+    if (req.path == kDebugRequestsPath) {
+      s = DebugRequests(req, res, *requests_);
+    } else {
+      Count(req);
+      s = Dispatch(req, res);
+    }
     if (!s.ok()) ReplyError(res, s);
     LOG(DEBUG) << "devapiserver: " << req.method << " " << req.target << " -> " << res.status;
   }
 
  private:
+  void Count(const httplib::Request& req) {
+    const std::vector<std::string> parts = PathParts(req.path);
+    requests_->Record(ClassifyRequest(req.method, parts, TrueParam(req, "watch")),
+                      req.get_header_value("User-Agent"));
+  }
+
   absl::Status Dispatch(const httplib::Request& req, httplib::Response& res) {
-    std::vector<std::string> parts;
-    for (absl::string_view p : absl::StrSplit(req.path, '/', absl::SkipEmpty())) {
-      parts.emplace_back(p);
-    }
+    const std::vector<std::string> parts = PathParts(req.path);
     const std::string& path = req.path;
     bool get = req.method == "GET" || req.method == "HEAD";
     if (path == "/healthz" || path == "/readyz" || path == "/livez" ||
@@ -340,6 +381,7 @@ class ApiServer::Handler {
   Store* store_;
   const ApiServerOptions& options_;
   std::function<std::string()> address_;
+  RequestCounter* requests_;
 };
 
 ApiServer::ApiServer(Store* store, ApiServerOptions options)
@@ -352,7 +394,7 @@ ApiServer::ApiServer(Store* store, ApiServerOptions options)
   }
   handler_ = std::make_unique<Handler>(store_, options_, [this] {
     return absl::StrCat(options_.host, ":", port_);
-  });
+  }, &requests_);
   size_t threads = std::max<size_t>(options_.threads, 8);
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   // Headers and body go out in separate writes; without NODELAY, Nagle plus the client's delayed

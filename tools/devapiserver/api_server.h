@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/time/clock.h"
+#include "tools/devapiserver/request_counter.h"
 #include "tools/devapiserver/storage.h"
 
 namespace httplib {
@@ -44,12 +45,15 @@ class ApiServer {
   bool running() const;
   // "http://127.0.0.1:41233"
   std::string url() const;
+  // Every request served but /debug/requests itself, by verb, resource and user agent.
+  RequestCounter& requests() { return requests_; }
 
  private:
   class Handler;
   Store* store_;
   ApiServerOptions options_;
   std::unique_ptr<httplib::Server> server_;
+  RequestCounter requests_;
   std::unique_ptr<Handler> handler_;
   int port_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "common/kube/event_recorder.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "common/kube/errors.h"
@@ -208,6 +209,69 @@ TEST_CASE("event recorder Stop sends what is queued", "[events]") {
   recorder->Record(Dataset("late"), EventType::kNormal, "Created", "x");  // Ignored after Stop.
   recorder.reset();
   CHECK(f.Events().size() == 3);
+}
+
+TEST_CASE("event recorder coalesces an object's events of one reason within the window",
+          "[events]") {
+  Fixture f;
+  EventRecorderOptions options = Options();
+  options.coalesce_window = absl::Seconds(1);
+  EventRecorder recorder(&f.client, options, &f.clock);
+  recorder.Start();
+  recorder.Record(Dataset("a"), EventType::kNormal, "SuccessfulCreate", "Created Deployment a-1");
+  recorder.Record(Dataset("a"), EventType::kNormal, "SuccessfulCreate", "Created Deployment a-2");
+  recorder.Record(Dataset("a"), EventType::kNormal, "SuccessfulCreate", "Created Deployment a-1");
+  recorder.Record(Dataset("a"), EventType::kWarning, "SuccessfulCreate", "other type");
+  recorder.Record(Dataset("a"), EventType::kNormal, "Running", "other reason");
+  recorder.Record(Dataset("b"), EventType::kNormal, "SuccessfulCreate", "Created Deployment b-1");
+  // Held for the window: nothing is sent before it passes.
+  CHECK_FALSE(recorder.WaitIdle(absl::Milliseconds(100)));
+  CHECK(f.Events().empty());
+  f.clock.Advance(absl::Seconds(1));
+  REQUIRE(recorder.WaitIdle(absl::Seconds(10)));
+
+  std::map<std::string, Json> by_key;
+  for (const Json& e : f.Events()) {
+    by_key[StringAt(e, "involvedObject.name") + " " + StringAt(e, "type") + " " +
+           StringAt(e, "reason")] = e;
+  }
+  REQUIRE(by_key.size() == 4);
+  const Json& a = by_key["a Normal SuccessfulCreate"];
+  CHECK(a["message"] == "Created Deployment a-1; Created Deployment a-2");
+  CHECK(a["count"] == 3);
+  CHECK(by_key["b Normal SuccessfulCreate"]["count"] == 1);
+  CHECK(by_key["a Normal Running"]["message"] == "other reason");
+  CHECK(by_key["a Warning SuccessfulCreate"]["count"] == 1);
+  CHECK(f.client.CountActions(Verb::kCreate, resources::Events().QualifiedName()) == 4);
+  const EventRecorder::Stats stats = recorder.GetStats();
+  CHECK(stats.coalesced == 2);
+  CHECK(stats.created == 4);
+
+  // After it was sent, the same event again is a repeat: aggregated into the Event's count.
+  recorder.Record(Dataset("b"), EventType::kNormal, "SuccessfulCreate", "Created Deployment b-1");
+  f.clock.Advance(absl::Seconds(1));
+  REQUIRE(recorder.WaitIdle(absl::Seconds(10)));
+  CHECK(recorder.GetStats().aggregated == 1);
+}
+
+TEST_CASE("event recorder caps a coalesced message", "[events]") {
+  Fixture f;
+  EventRecorderOptions options = Options();
+  options.coalesce_window = absl::Seconds(1);
+  options.max_message_bytes = 40;
+  EventRecorder recorder(&f.client, options, &f.clock);
+  for (int i = 0; i < 10; ++i) {
+    recorder.Record(Dataset("a"), EventType::kNormal, "SuccessfulCreate",
+                    "Created Deployment d-" + std::to_string(i));
+  }
+  recorder.Start();
+  f.clock.Advance(absl::Seconds(1));
+  REQUIRE(recorder.WaitIdle(absl::Seconds(10)));
+  REQUIRE(f.Events().size() == 1);
+  const std::string message = StringAt(f.Events()[0], "message");
+  CHECK(message.size() <= 40);
+  CHECK(message.rfind("Created Deployment d-0; ", 0) == 0);
+  CHECK(f.Events()[0]["count"] == 10);
 }
 
 }  // namespace

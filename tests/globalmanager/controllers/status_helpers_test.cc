@@ -112,6 +112,29 @@ TEST_CASE("WriteStatus writes through the status subresource only when something
     CHECK(w->written);  // The API had numberOfSamples; the stale copy did not.
     CHECK(client.CountActions(fakes::Verb::kGet) == 1);
   }
+  SECTION("a cached copy that has seen our last write answers 'unchanged' without a GET") {
+    auto current = std::make_shared<const Json>(*client.Get(datasets, "default", "d1"));
+    client.ClearActions();
+    for (int resync = 0; resync < 3; ++resync) {
+      w = WriteStatus(client, datasets, "default", "d1", kube::Uid(created), set_count(4), current);
+      REQUIRE(w.ok());
+      CHECK_FALSE(w->written);
+    }
+    CHECK(client.Actions().empty());
+  }
+  SECTION("a copy that looks unchanged but predates our last write is confirmed on a fresh read") {
+    // The cache shows 4 (our first write) but not our second write of 5: concluding "unchanged"
+    // from it would leave 5 in the API for good.
+    auto shows_four = std::make_shared<const Json>(*client.Get(datasets, "default", "d1"));
+    REQUIRE(WriteStatus(client, datasets, "default", "d1", "", set_count(5)).ok());
+    client.ClearActions();
+    w = WriteStatus(client, datasets, "default", "d1", "", set_count(4), shows_four);
+    REQUIRE(w.ok());
+    CHECK(w->written);
+    CHECK(w->before == Json{{"numberOfSamples", 5}});
+    CHECK(client.CountActions(fakes::Verb::kGet) == 1);
+    CHECK(client.CountActions(fakes::Verb::kUpdateStatus) == 1);
+  }
   SECTION("uid mismatch and missing objects are NotFound; mutator errors are returned") {
     CHECK(absl::IsNotFound(
         WriteStatus(client, datasets, "default", "d1", "other-uid", set_count(1)).status()));

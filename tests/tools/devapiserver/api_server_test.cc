@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -280,6 +281,42 @@ TEST_CASE("http: watch from a too-old version is 410") {
   REQUIRE(r);
   CHECK(r->status == 410);
   CHECK(Body(r)["reason"] == "Expired");
+}
+
+TEST_CASE("http: /debug/requests counts requests by verb, resource and user agent; DELETE resets") {
+  ServerFixture s;
+  auto c = s.Client();
+  httplib::Headers bench = {{"User-Agent", "bench"}};
+  httplib::Headers gm = {{"User-Agent", "gm"}};
+  REQUIRE(c.Post("/api/v1/namespaces/default/configmaps", bench,
+                 testing::ConfigMap("a").dump(), "application/json")->status == 201);
+  REQUIRE(c.Get("/api/v1/namespaces/default/configmaps/a", gm)->status == 200);
+  REQUIRE(c.Get("/api/v1/namespaces/default/configmaps/a", gm)->status == 200);
+  REQUIRE(c.Get("/api/v1/namespaces/default/configmaps", gm)->status == 200);
+  REQUIRE(c.Get("/api/v1/namespaces/default/configmaps/missing", gm)->status == 404);  // counted
+  REQUIRE(c.Get("/version", gm)->status == 200);
+
+  auto counts = c.Get("/debug/requests");
+  REQUIRE(counts);
+  REQUIRE(counts->status == 200);
+  Json body = Body(counts);
+  CHECK(body["total"] == 6);  // the GET of /debug/requests is not counted
+  std::map<std::string, int64_t> by_key;
+  for (const Json& row : body["requests"]) {
+    by_key[row["userAgent"].get<std::string>() + " " + row["verb"].get<std::string>() + " " +
+           row["resource"].get<std::string>()] = row["count"].get<int64_t>();
+  }
+  CHECK(by_key == std::map<std::string, int64_t>{{"bench create configmaps", 1},
+                                                 {"gm get configmaps", 3},
+                                                 {"gm list configmaps", 1},
+                                                 {"gm get /version", 1}});
+
+  auto reset = c.Delete("/debug/requests");
+  REQUIRE(reset);
+  CHECK(reset->status == 200);
+  CHECK(Body(reset)["total"] == 0);
+  CHECK(Body(c.Get("/debug/requests"))["requests"].empty());
+  CHECK(c.Post("/debug/requests", "", "application/json")->status == 405);
 }
 
 }  // namespace

@@ -1,0 +1,137 @@
+#include "bench/bench_setup.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/api/yaml_json.h"
+#include "common/kube/resource.h"
+#include "common/status/macros.h"
+#include "httplib.h"
+
+namespace nereid::bench {
+
+bool FlagReader::Next() {
+  if (++index_ >= argc_) return false;
+  name_ = argv_[index_];
+  return true;
+}
+
+absl::StatusOr<std::string> FlagReader::Value() {
+  if (index_ + 1 >= argc_) return absl::InvalidArgumentError(absl::StrCat(name_, " needs a value"));
+  return std::string(argv_[++index_]);
+}
+
+absl::Status FlagReader::Integer(int* out, int min) {
+  ASSIGN_OR_RETURN(std::string text, Value());
+  if (!absl::SimpleAtoi(text, out) || *out < min) {
+    return absl::InvalidArgumentError(absl::StrCat(name_, ": want an integer >= ", min));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FlagReader::Number(double* out, double min) {
+  ASSIGN_OR_RETURN(std::string text, Value());
+  if (!absl::SimpleAtod(text, out) || *out < min) {
+    return absl::InvalidArgumentError(absl::StrCat(name_, ": want a number >= ", min));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FlagReader::Unknown() const {
+  return absl::InvalidArgumentError(absl::StrCat("unknown argument ", name_));
+}
+
+absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,
+                                               const std::string& kubeconfig_out) {
+  testing::Subprocess::Options options;
+  options.argv = {binary, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig_out,
+                  "--log-level", "warning"};
+  DevApiServer api;
+  ASSIGN_OR_RETURN(api.process, testing::Subprocess::Start(std::move(options)));
+  ASSIGN_OR_RETURN(std::string line, api.process->ReadLine(absl::Seconds(30)));
+  const std::string url = testing::ListenUrl(line);
+  if (url.empty() || std::sscanf(url.c_str(), "http://127.0.0.1:%d", &api.port) != 1) {
+    return absl::InternalError(absl::StrCat("devapiserver printed '", line, "'"));
+  }
+  return api;
+}
+
+absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options) {
+  GlobalManager gm;
+  ASSIGN_OR_RETURN(gm.process, testing::Subprocess::Start(std::move(options)));
+  ASSIGN_OR_RETURN(std::string line, gm.process->ReadLine(absl::Seconds(60)));
+  if (std::sscanf(line.c_str(), "globalmanager: edge hub on port %d, http on port %d",
+                  &gm.edge_port, &gm.http_port) != 2) {
+    return absl::InternalError(
+        absl::StrCat("globalmanager printed '", line, "'; stderr: ", gm.process->Stderr()));
+  }
+  httplib::Client http("127.0.0.1", gm.http_port);
+  http.set_connection_timeout(2);
+  if (!testing::WaitFor(
+          [&] {
+            httplib::Result ready = http.Get("/readyz");
+            return ready && ready->status == 200;
+          },
+          absl::Seconds(60), absl::Milliseconds(50))) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("the GM is not ready after 60 s; its log:\n", gm.process->Stderr()));
+  }
+  return gm;
+}
+
+absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(path, error)) {
+      files.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+      if (entry.path().extension() == ".yaml") found.push_back(entry.path().string());
+    }
+    if (error)
+      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": ", error.message()));
+    if (found.empty())
+      return absl::InvalidArgumentError(absl::StrCat("--crd ", path, ": no *.yaml"));
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+absl::Status CreateCrds(kube::KubeClient& client, const std::vector<std::string>& paths,
+                        const kube::Resource& served) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, CrdFiles(paths));
+  for (const std::string& file : files) {
+    ASSIGN_OR_RETURN(std::vector<kube::Json> crds, api::YamlFileToJson(file));
+    for (const kube::Json& crd : crds) {
+      RETURN_IF_ERROR(
+          client.Create(kube::resources::CustomResourceDefinitions(), "", crd).status());
+    }
+  }
+  if (!testing::WaitFor(
+          [&] {
+            absl::StatusOr<bool> is_served = client.IsServed(served);
+            return is_served.ok() && *is_served;
+          },
+          absl::Seconds(30))) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(served.QualifiedName(), " is not served 30 s after its CRD was created"));
+  }
+  return absl::OkStatus();
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one;
+  return (in >> one) ? one : std::string("?");
+}
+
+}  // namespace nereid::bench

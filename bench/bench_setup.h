@@ -1,0 +1,70 @@
+#pragma once
+
+// What the benchmarks that run a real devapiserver and GM share: their command-line reading, the
+// two processes started and waited on, the CRD files to create, and the machine's load average to
+// print beside the figures (the machine is shared).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/kube/client.h"
+#include "common/kube/resource.h"
+#include "tests/support/subprocess.h"
+
+namespace nereid::bench {
+
+// `--name value` and `--switch` flags, read in order:
+//   FlagReader flags(argc, argv);
+//   while (flags.Next()) {
+//     if (flags.name() == "--nodes") RETURN_IF_ERROR(flags.Integer(&nodes, 1));
+//     else return flags.Unknown();
+//   }
+class FlagReader {
+ public:
+  FlagReader(int argc, char** argv) : argc_(argc), argv_(argv) {}
+  // Moves to the next flag; false when there is none.
+  bool Next();
+  const std::string& name() const { return name_; }
+  // The flag's value (the next argument).
+  absl::StatusOr<std::string> Value();
+  absl::Status Integer(int* out, int min);
+  absl::Status Number(double* out, double min);
+  absl::Status Unknown() const;
+
+ private:
+  const int argc_;
+  char** const argv_;
+  int index_ = 0;
+  std::string name_;
+};
+
+// devapiserver, in memory on 127.0.0.1:0, writing a kubeconfig for itself to `kubeconfig_out`.
+struct DevApiServer {
+  std::unique_ptr<testing::Subprocess> process;
+  int port = 0;
+};
+absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,
+                                               const std::string& kubeconfig_out);
+
+// A globalmanager run as `options` says (argv[0] the binary; it must listen on 127.0.0.1), once
+// its /readyz answers 200.
+struct GlobalManager {
+  std::unique_ptr<testing::Subprocess> process;
+  int edge_port = 0;
+  int http_port = 0;
+};
+absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options);
+
+// The CRD files named by --crd: a file as is, a directory's *.yaml files in name order.
+absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths);
+// Creates every CustomResourceDefinition in those files, then waits (30 s at most) until `served`
+// is served.
+absl::Status CreateCrds(kube::KubeClient& client, const std::vector<std::string>& paths,
+                        const kube::Resource& served);
+// The 1-minute load average ("?" when unreadable).
+std::string LoadAverage();
+
+}  // namespace nereid::bench
