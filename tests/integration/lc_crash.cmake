@@ -2,16 +2,7 @@
 # restarts to the right count, reported once — devapiserver + the globalmanager binary + a
 # localcontroller binary over mTLS, driven by kubectl (needs kubectl; skipped like the tests above
 # without it).
-if(NEREID_KUBECTL_BIN AND TARGET globalmanager AND TARGET localcontroller)
-  nereid_test(lc_crash_test LABEL integration TIMEOUT 120
-    SOURCES lc_crash_test.cc
-    LIBS nereid_test_support nereid_test_devapiserver nereid_test_certs nereid_base nereid_httplib
-         nlohmann_json::nlohmann_json absl::strings)
-  add_dependencies(lc_crash_test devapiserver globalmanager localcontroller)
-  target_compile_definitions(lc_crash_test PRIVATE
-    NEREID_DEVAPISERVER_BIN="$<TARGET_FILE:devapiserver>"
-    NEREID_GM_BIN="$<TARGET_FILE:globalmanager>"
-    NEREID_LC_BIN="$<TARGET_FILE:localcontroller>"
-    NEREID_KUBECTL="${NEREID_KUBECTL_BIN}"
-    NEREID_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-endif()
+nereid_integration_test(lc_crash_test PROCESSES TIMEOUT 120
+  SOURCES lc_crash_test.cc
+  LIBS nereid_test_support nereid_test_devapiserver nereid_test_certs nereid_base nereid_httplib
+       nlohmann_json::nlohmann_json absl::strings)
