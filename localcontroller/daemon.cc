@@ -4,6 +4,7 @@
 
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
+#include "common/http/http_listener.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
@@ -15,7 +16,6 @@
 #include "localcontroller/model/model_keeper.h"
 #include "localcontroller/model_handler.h"
 #include "localcontroller/trigger/job_manager.h"
-#include "localcontroller/server/http_listener.h"
 #include "localcontroller/server/lc_server.h"
 #include "localcontroller/worker/worker_intake.h"
 #include "localcontroller/worker_report_sink.h"
@@ -186,7 +186,7 @@ absl::Status Daemon::Start() {
   server_options.max_body_bytes = config_.max_request_bytes;
   server_options.threads = config_.http_threads;
   server_options.max_connections = static_cast<unsigned>(config_.http_max_connections);
-  if (absl::StatusOr<unsigned long> files = server::RaiseOpenFileLimit(); !files.ok()) {
+  if (absl::StatusOr<unsigned long> files = http::RaiseOpenFileLimit(); !files.ok()) {
     LOG(WARNING) << "lc server: " << files.status().message();
   } else if (*files < static_cast<unsigned long>(config_.http_max_connections) + 256) {
     LOG(WARNING) << "lc server: the open-file limit " << *files << " is below --http-max-connections "

@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/memory/memory.h"
+#include "common/http/http_listener.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "localcontroller/server/api_json.h"
-#include "localcontroller/server/http_listener.h"
 #include "localcontroller/server/listen_address.h"
 #include "localcontroller/server/router.h"
 #include "prometheus/counter.h"
@@ -24,6 +24,10 @@ namespace nereid::lc::server {
 namespace {
 
 using Json = nlohmann::json;
+using http::HttpListener;
+using http::HttpListenerOptions;
+using http::HttpRequest;
+using http::HttpResponse;
 
 constexpr char kJson[] = "application/json";
 
@@ -77,13 +81,15 @@ class LcServer::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Listen() {
+    ASSIGN_OR_RETURN(ListenAddress address, ParseListenAddress(options_.listen));
     HttpListenerOptions listener;
-    ASSIGN_OR_RETURN(listener.address, ParseListenAddress(options_.listen));
+    listener.host = address.host;
+    listener.port = address.port;
     listener.max_body_bytes = options_.max_body_bytes;
     listener.threads = options_.threads;
     listener.max_connections = options_.max_connections;
     listener.idle_timeout = options_.idle_timeout;
-    host_ = listener.address.host;
+    host_ = address.host;
     ASSIGN_OR_RETURN(listener_, HttpListener::Start(listener, [this](const HttpRequest& request) {
                        return Dispatch(request);
                      }));

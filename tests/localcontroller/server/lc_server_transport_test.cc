@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "common/http/http_listener.h"
 #include "localcontroller/dataset/unique_fd.h"
-#include "localcontroller/server/http_listener.h"
 #include "localcontroller/server/lc_server.h"
 #include "tests/localcontroller/server/lc_server_fixture.h"
 
@@ -74,7 +74,7 @@ size_t OpenFileCount() {
 }
 
 TEST_CASE("a thousand slow clients do not stop worker reports from being served", "[lc][server]") {
-  REQUIRE(RaiseOpenFileLimit().value() >= 2100);  // 1,000 client and 1,000 server sockets
+  REQUIRE(http::RaiseOpenFileLimit().value() >= 2100);  // 1,000 client and 1,000 server sockets
   Fixture f;
   // Slowloris: each connection sends a request line and one header, then waits (a real attacker
   // adds a header now and then to stay under the idle timeout). With a thread per connection

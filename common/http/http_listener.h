@@ -10,7 +10,7 @@
 // pool (32 KiB) get 431/414 from libmicrohttpd; a body over `max_body_bytes` is not buffered: the
 // handler sees `body_too_large` and its answer closes the connection.
 //
-// libmicrohttpd stays behind the pimpl.
+// libmicrohttpd stays behind the pimpl. The LC's REST server and the GM's health endpoint use it.
 
 #include <functional>
 #include <memory>
@@ -20,9 +20,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "localcontroller/server/listen_address.h"
 
-namespace nereid::lc::server {
+namespace nereid::http {
 
 struct HttpRequest {
   std::string method;
@@ -39,7 +38,8 @@ struct HttpResponse {
 };
 
 struct HttpListenerOptions {
-  ListenAddress address;  // port 0 picks a free port
+  std::string host = "127.0.0.1";  // an address or a name; no brackets around IPv6
+  int port = 0;                    // 0 picks a free port
   size_t max_body_bytes = 1 << 20;
   int threads = 4;
   unsigned max_connections = 4096;
@@ -75,4 +75,4 @@ class HttpListener {
 // Returns the soft limit in effect afterwards.
 absl::StatusOr<unsigned long> RaiseOpenFileLimit();
 
-}  // namespace nereid::lc::server
+}  // namespace nereid::http

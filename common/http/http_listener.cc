@@ -1,9 +1,10 @@
-#include "localcontroller/server/http_listener.h"
+#include "common/http/http_listener.h"
 
 #include <microhttpd.h>
 #include <netdb.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdarg>
@@ -11,17 +12,15 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/memory/memory.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/log/log.h"
-#include "localcontroller/dataset/unique_fd.h"
 
-namespace nereid::lc::server {
+namespace nereid::http {
 namespace {
-
-using dataset::UniqueFd;
 
 // A request between its headers and the end of its body. libmicrohttpd keeps it in the
 // connection's `con_cls` slot (a C API: a raw pointer) from the first access-handler call until
@@ -31,33 +30,42 @@ struct PendingRequest {
   bool answered = false;
 };
 
-absl::StatusOr<UniqueFd> BindListenSocket(const ListenAddress& address) {
+std::string Endpoint(const HttpListenerOptions& options) {
+  return options.host.find(':') != std::string::npos
+             ? absl::StrCat("[", options.host, "]:", options.port)
+             : absl::StrCat(options.host, ":", options.port);
+}
+
+// A listening socket; the caller owns the descriptor.
+absl::StatusOr<int> BindListenSocket(const HttpListenerOptions& options) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* found = nullptr;
-  const std::string port = std::to_string(address.port);
-  if (const int error = getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found);
+  const std::string port = std::to_string(options.port);
+  if (const int error = getaddrinfo(options.host.c_str(), port.c_str(), &hints, &found);
       error != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot resolve the REST listen host ",
-                                               address.host, ": ", gai_strerror(error)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot resolve the listen host ", options.host, ": ", gai_strerror(error)));
   }
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, &freeaddrinfo);
-  UniqueFd fd(socket(found->ai_family, found->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                     found->ai_protocol));
-  if (!fd.valid()) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  const int fd = socket(found->ai_family, found->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                        found->ai_protocol);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  absl::Cleanup close_on_error = [fd] { close(fd); };
   // SO_REUSEADDR only: SO_REUSEPORT would let a second process bind the same port and receive
-  // part of the worker reports; a busy port must be an error instead.
+  // part of the requests; a busy port must be an error instead.
   const int yes = 1;
-  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  if (bind(fd.get(), found->ai_addr, found->ai_addrlen) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot bind the REST listener to ",
-                                               address.ToString(), ": ", strerror(errno)));
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot bind to ", Endpoint(options), ": ", strerror(errno)));
   }
-  if (listen(fd.get(), SOMAXCONN) != 0) {
+  if (listen(fd, SOMAXCONN) != 0) {
     return absl::UnavailableError(absl::StrCat("listen: ", strerror(errno)));
   }
+  std::move(close_on_error).Cancel();
   return fd;
 }
 
@@ -80,7 +88,7 @@ void LogFromMhd(void* /*cls*/, const char* format, va_list args) {
   vsnprintf(line, sizeof(line), format, args);
   std::string_view text(line);
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-  LOG(DEBUG) << "lc server: libmicrohttpd: " << text;
+  LOG(DEBUG) << "http: libmicrohttpd: " << text;
 }
 
 }  // namespace
@@ -93,9 +101,10 @@ class HttpListener::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
-    absl::StatusOr<UniqueFd> fd = BindListenSocket(options_.address);
+    absl::StatusOr<int> fd = BindListenSocket(options_);
     if (!fd.ok()) return fd.status();
-    absl::StatusOr<int> port = BoundPort(fd->get());
+    absl::Cleanup close_on_error = [fd = *fd] { close(fd); };
+    absl::StatusOr<int> port = BoundPort(*fd);
     if (!port.ok()) return port.status();
     port_ = *port;
 
@@ -103,7 +112,7 @@ class HttpListener::Impl {
     const unsigned idle_seconds = static_cast<unsigned>(
         std::max<int64_t>(absl::ToInt64Seconds(options_.idle_timeout), 1));
     std::vector<MHD_OptionItem> items = {
-        {MHD_OPTION_LISTEN_SOCKET, fd->get(), nullptr},
+        {MHD_OPTION_LISTEN_SOCKET, *fd, nullptr},
         {MHD_OPTION_CONNECTION_LIMIT, static_cast<intptr_t>(options_.max_connections), nullptr},
         {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(idle_seconds), nullptr},
         {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(&Impl::OnCompleted), this},
@@ -118,11 +127,10 @@ class HttpListener::Impl {
                                MHD_OPTION_EXTERNAL_LOGGER, &LogFromMhd, nullptr,
                                MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
     if (daemon_ == nullptr) {
-      return absl::UnavailableError(
-          absl::StrCat("the REST listener on ", options_.address.ToString(),
-                       " did not start (libmicrohttpd refused its options)"));
+      return absl::UnavailableError(absl::StrCat("the listener on ", Endpoint(options_),
+                                                 " did not start (libmicrohttpd refused it)"));
     }
-    fd->Release();  // libmicrohttpd closes its listen socket when it stops
+    std::move(close_on_error).Cancel();  // libmicrohttpd closes its listen socket when it stops
     return absl::OkStatus();
   }
 
@@ -237,4 +245,4 @@ absl::StatusOr<unsigned long> RaiseOpenFileLimit() {
   return static_cast<unsigned long>(limit.rlim_cur);
 }
 
-}  // namespace nereid::lc::server
+}  // namespace nereid::http
