@@ -68,7 +68,7 @@ absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::
   kube::Indexers indexers;
   indexers[kModelIndex] = &ModelRefs;
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
-  if (kind.reports_to_metrics && context.reports != nullptr) {
+  if (context.reports != nullptr) {
     RETURN_IF_ERROR(context.reports->Register(std::string(kind.kind), controller.get()));
   }
   return controller;
@@ -532,6 +532,7 @@ ReportOutcome InferenceJobController::HandleReport(std::string_view node,
                      gone ? " is not (or no longer) on any edge node"
                           : absl::StrCat(" has no worker on node ", ToAbsl(node))));
   }
+  if (!kind_.reports_to_metrics) return ReportOutcome::Accepted();  // Nothing to record.
   ObjectPtr cached;
   if (absl::StatusOr<ObjectPtr> hit = jobs_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);

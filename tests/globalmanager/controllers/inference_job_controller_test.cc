@@ -8,14 +8,17 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "absl/synchronization/mutex.h"
 #include "common/api/inference_job.h"
 #include "common/api/sedna_contract.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/inference_job_controller.h"
 #include "globalmanager/controllers/reid_job_controller.h"
+#include "globalmanager/controllers/report_router.h"
 #include "globalmanager/controllers/video_analytics_controller.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
@@ -82,9 +85,11 @@ struct Fixture {
   const kube::Resource& jobs;
   std::unique_ptr<InferenceJobController> controller;
 
+  // `reports`, when given, is the router the controller registers with.
   explicit Fixture(const InferenceJobKind& kind = VideoAnalyticsJobKind(), bool with_model = true,
-                   const std::vector<Json>& nodes = {})
+                   const std::vector<Json>& nodes = {}, ReportRouter* reports = nullptr)
       : jobs(*kind.resource) {
+    env.context().reports = reports;
     if (with_model) {
       env.Create(api::resources::Models(), ModelObject("detector", "/data/models/yolox.pth"));
     }
@@ -415,7 +420,7 @@ TEST_CASE("VA: ttlSecondsAfterFinished deletes the finished job") {
 edge::v1::StatusReport WorkerReport(uint64_t seq, const Json& job, const Json& owner_info) {
   edge::v1::StatusReport report;
   report.set_seq(seq);
-  report.mutable_ref()->set_kind("VideoAnalyticsJob");
+  report.mutable_ref()->set_kind(kube::StringAt(job, "kind"));
   report.mutable_ref()->set_namespace_("default");
   report.mutable_ref()->set_name(kube::Name(job));
   report.mutable_ref()->set_uid(kube::Uid(job));
@@ -501,8 +506,52 @@ TEST_CASE("ReID: a pod and the Service on 5000 Sedna forgets, no model env") {
   f.SetPhase("reid-reid-0", "Succeeded");
   REQUIRE(f.WaitPhase("reid", "Succeeded"));
   CHECK(LastCondition(f.Status("reid"))["type"] == "Completed");
-  // ReidJob takes no reports.
-  CHECK_FALSE(ReidJobKind().reports_to_metrics);
+}
+
+// The outcome `router` completes `report` with (it runs on the router's workers).
+ReportOutcome Route(ReportRouter& router, const std::string& node,
+                    const edge::v1::StatusReport& report) {
+  absl::Mutex mu;
+  std::optional<ReportOutcome> outcome;
+  router.HandleReport(node, std::make_shared<const edge::v1::StatusReport>(report),
+                      [&](ReportOutcome o) {
+                        absl::MutexLock lock(&mu);
+                        outcome = std::move(o);
+                      });
+  REQUIRE(Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return outcome.has_value();
+  }));
+  absl::MutexLock lock(&mu);
+  return *outcome;
+}
+
+TEST_CASE("ReID: worker reports are accepted from the job's node and write no status") {
+  ReportRouter router({.workers = 1});
+  router.Start();
+  Fixture f(ReidJobKind(), /*with_model=*/false,
+            {NodeObject("edge-0", {{"node-role.kubernetes.io/edge", ""}}),
+             NodeObject("edge-1", {{"node-role.kubernetes.io/edge", ""}})},
+            &router);
+  CHECK(router.Handles("ReidJob"));
+  Json job = f.env.Create(
+      ReidJobs(), ReidJob("reid", {{"template", {{"spec", PodSpec({{"nodeName", "edge-0"}})}}}}));
+  const std::string ref = "ReidJob/default/reid";
+  REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", ref); }));
+  REQUIRE(f.WaitStatus("reid", [](const Json& s) { return s.contains("conditions"); }));
+
+  ReportOutcome ok = Route(router, "edge-0", WorkerReport(1, job, {{"persons", 3}}));
+  INFO(ok.reason << ": " << ok.message);
+  CHECK(ok.code == ReportOutcome::Code::kAccepted);
+  CHECK_FALSE(f.Status("reid").contains("metrics"));
+
+  // The same checks as for every worker report.
+  CHECK(Route(router, "edge-1", WorkerReport(2, job, {{"persons", 3}})).reason == "NotThisNode");
+  CHECK(Route(router, "edge-0", WorkerReport(3, job, Json::array())).reason == "Invalid");
+  f.env.Delete(ReidJobs(), "default", "reid");
+  REQUIRE(Eventually([&] { return !f.env.edge().Holds("edge-0", ref); }));
+  CHECK(Route(router, "edge-0", WorkerReport(4, job, {{"persons", 3}})).reason == "ObjectGone");
+  router.Stop();
 }
 
 TEST_CASE("ReID: an invalid spec fails validation with every field named, and no pods") {
