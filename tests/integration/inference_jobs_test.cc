@@ -9,7 +9,8 @@
 //   FeatureExtractionService (examples/feature-extraction-service.yaml, node adapted): a worker's
 //   report through the LC's REST lands in status.metrics.
 //   ReidJob (examples/reid-job.yaml adapted, backoffLimit 0): pod and the Service 5000 Sedna
-//   forgets; a failed pod fails the job with BackoffLimitExceeded; restartPolicy Always is refused.
+//   forgets; a worker's report through the LC is accepted and writes no status; a failed pod fails
+//   the job with BackoffLimitExceeded; restartPolicy Always is refused.
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -255,6 +256,34 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
           return false;
         },
         absl::Seconds(30), kEdgePoll));
+
+    // The worker's report through the LC is accepted (reposted until the GM has announced the
+    // job to this node) and writes nothing: ReidJob's status has no metrics.
+    const std::string worker = EnvOf(pods[0], "WORKER_NAME");
+    const std::string report = Json{{"name", worker},
+                                    {"namespace", "default"},
+                                    {"ownerName", "reid"},
+                                    {"ownerKind", "reidjob"},
+                                    {"kind", "inference"},
+                                    {"status", "running"},
+                                    {"ownerInfo", {{"persons", 3}}},
+                                    {"results", Json::array()}}
+                                   .dump();
+    const std::string accepted = R"(nereid_gm_reports_total{kind="ReidJob",outcome="accepted"})";
+    REQUIRE(testing::WaitFor(
+        [&] {
+          if (HttpPost(lc.port, absl::StrCat("/sedna/workers/", worker, "/info"), report).status !=
+              200) {
+            return false;
+          }
+          return testing::MetricValue(cluster.GmMetrics(), accepted) >= 1;
+        },
+        absl::Seconds(30), kEdgePoll));
+    CHECK(testing::MetricValue(cluster.GmMetrics(),
+                               R"(nereid_gm_reports_total{kind="ReidJob",outcome="rejected"})") <=
+          0);
+    CHECK_FALSE(jobs.Status("reid", "reid").contains("metrics"));
+
     jobs.PodPhase("reid-reid-0", "Failed");
     REQUIRE(jobs.WaitPhase("reid", "reid", "Failed"));
     CHECK(jobs.Latest("reid", "reid") == "Failed/BackoffLimitExceeded");
