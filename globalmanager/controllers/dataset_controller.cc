@@ -37,13 +37,9 @@ void Record(const ControllerContext& context, const Json& object, kube::EventTyp
 
 absl::StatusOr<std::unique_ptr<DatasetController>> DatasetController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError("DatasetController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("DatasetController"));
   std::unique_ptr<DatasetController> controller(new DatasetController(context));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 

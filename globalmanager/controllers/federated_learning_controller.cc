@@ -17,6 +17,7 @@
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/federated_learning_status.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
@@ -58,20 +59,6 @@ std::vector<std::string> ModelRefs(const Json& job) {
   return keys;
 }
 
-bool SameSpec(const Json& a, const Json& b) {
-  const Json* sa = kube::FindPath(a, "spec");
-  const Json* sb = kube::FindPath(b, "spec");
-  if (sa == nullptr || sb == nullptr) return sa == sb;
-  return *sa == *sb && kube::Uid(a) == kube::Uid(b);
-}
-
-// What placement reads of a Node.
-Json NodePlacementView(const Json& node) {
-  Json view = {{"labels", kube::Labels(node)}, {"deleting", kube::IsBeingDeleted(node)}};
-  if (const Json* taints = kube::FindPath(node, "spec.taints")) view["taints"] = *taints;
-  return view;
-}
-
 void AppendWorkerName(Json* pod) {
   const std::string name = kube::Name(*pod);
   Json* containers = nullptr;
@@ -96,19 +83,14 @@ void AppendWorkerName(Json* pod) {
 
 absl::StatusOr<std::unique_ptr<FederatedLearningController>> FederatedLearningController::Create(
     const ControllerContext& context, job::JobReconcilerOptions options) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "FederatedLearningController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("FederatedLearningController"));
   std::unique_ptr<FederatedLearningController> controller(
       new FederatedLearningController(context, options));
   kube::Indexers indexers;
   indexers[kDatasetIndex] = &DatasetRefs;
   indexers[kModelIndex] = &ModelRefs;
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 
@@ -133,28 +115,12 @@ FederatedLearningController::FederatedLearningController(const ControllerContext
       job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
 
   // A Dataset or Model a job refers to appeared, changed its spec or went away.
-  auto referrers = [this](const char* index) {
-    kube::ResourceEventHandlerFuncs funcs;
-    funcs.on_add = [this, index](const ObjectPtr& obj) { EnqueueReferrers(index, obj); };
-    funcs.on_update = [this, index](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-      if (!SameSpec(*old_obj, *new_obj)) EnqueueReferrers(index, new_obj);  // Not status writes.
-    };
-    funcs.on_delete = [this, index](const kube::DeletedObject& deleted) {
-      if (ObjectPtr obj = kube::LastKnownState(deleted)) EnqueueReferrers(index, obj);
-    };
-    return funcs;
-  };
-  datasets_->AddEventHandler(referrers(kDatasetIndex));
-  models_->AddEventHandler(referrers(kModelIndex));
-
-  // Node changes move selector-placed training workers (Node heartbeats are ignored).
-  kube::ResourceEventHandlerFuncs node_funcs;
-  node_funcs.on_add = [this](const ObjectPtr&) { EnqueueSelectorJobs(); };
-  node_funcs.on_update = [this](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-    if (NodePlacementView(*old_obj) != NodePlacementView(*new_obj)) EnqueueSelectorJobs();
-  };
-  node_funcs.on_delete = [this](const kube::DeletedObject&) { EnqueueSelectorJobs(); };
-  nodes_->AddEventHandler(std::move(node_funcs));
+  datasets_->AddEventHandler(
+      OnSpecChange([this](const ObjectPtr& obj) { EnqueueReferrers(kDatasetIndex, obj); }));
+  models_->AddEventHandler(
+      OnSpecChange([this](const ObjectPtr& obj) { EnqueueReferrers(kModelIndex, obj); }));
+  // Node changes move selector-placed training workers.
+  nodes_->AddEventHandler(OnPlacementChange([this] { EnqueueSelectorJobs(); }));
 }
 
 // Workers call Reconcile on this object: stop them before the members go away.

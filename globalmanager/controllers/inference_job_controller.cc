@@ -15,6 +15,7 @@
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/inference_job_status.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
@@ -39,20 +40,6 @@ std::vector<std::string> ModelRefs(const Json& object) {
   return {kube::MakeKey(kube::Namespace(object), name)};
 }
 
-bool SameSpec(const Json& a, const Json& b) {
-  const Json* sa = kube::FindPath(a, "spec");
-  const Json* sb = kube::FindPath(b, "spec");
-  if (sa == nullptr || sb == nullptr) return sa == sb;
-  return *sa == *sb && kube::Uid(a) == kube::Uid(b);
-}
-
-// What placement reads of a Node.
-Json NodePlacementView(const Json& node) {
-  Json view = {{"labels", kube::Labels(node)}, {"deleting", kube::IsBeingDeleted(node)}};
-  if (const Json* taints = kube::FindPath(node, "spec.taints")) view["taints"] = *taints;
-  return view;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::Create(
@@ -68,9 +55,7 @@ absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::
   kube::Indexers indexers;
   indexers[kModelIndex] = &ModelRefs;
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kind.kind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kind.kind, controller.get()));
   return controller;
 }
 
@@ -96,30 +81,14 @@ InferenceJobController::InferenceJobController(const ControllerContext& context,
   services_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
 
   // A Model a job refers to appeared, changed its spec or went away.
-  auto referrers = [this](const ObjectPtr& model) {
+  models_->AddEventHandler(OnSpecChange([this](const ObjectPtr& model) {
     absl::StatusOr<std::vector<ObjectPtr>> jobs =
         jobs_->GetLister().ByIndex(kModelIndex, kube::Key(*model));
     if (!jobs.ok()) return;
     for (const ObjectPtr& job : *jobs) Enqueue(kube::Key(*job));
-  };
-  kube::ResourceEventHandlerFuncs model_funcs;
-  model_funcs.on_add = referrers;
-  model_funcs.on_update = [referrers](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-    if (!SameSpec(*old_obj, *new_obj)) referrers(new_obj);  // Not status writes.
-  };
-  model_funcs.on_delete = [referrers](const kube::DeletedObject& deleted) {
-    if (ObjectPtr obj = kube::LastKnownState(deleted)) referrers(obj);
-  };
-  models_->AddEventHandler(std::move(model_funcs));
-
-  // Node changes move selector-placed workers (Node heartbeats are ignored).
-  kube::ResourceEventHandlerFuncs node_funcs;
-  node_funcs.on_add = [this](const ObjectPtr&) { EnqueueAll(); };
-  node_funcs.on_update = [this](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-    if (NodePlacementView(*old_obj) != NodePlacementView(*new_obj)) EnqueueAll();
-  };
-  node_funcs.on_delete = [this](const kube::DeletedObject&) { EnqueueAll(); };
-  nodes_->AddEventHandler(std::move(node_funcs));
+  }));
+  // Node changes move selector-placed workers.
+  nodes_->AddEventHandler(OnPlacementChange([this] { EnqueueAll(); }));
 }
 
 // Workers call Reconcile on this object: stop them before the members go away.

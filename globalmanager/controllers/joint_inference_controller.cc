@@ -16,6 +16,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/s3_credentials.h"
@@ -56,16 +57,6 @@ const Json& SpecOf(const Json& object, const char* worker) {
   return spec != nullptr && spec->is_object() ? *spec : kEmpty;
 }
 
-// Only what placement reads: a Node heartbeat must not enqueue every service.
-bool PlacementRelevantChange(const Json& before, const Json& after) {
-  for (const char* path : {"metadata.labels", "spec.taints", "metadata.deletionTimestamp"}) {
-    const Json* a = kube::FindPath(before, path);
-    const Json* b = kube::FindPath(after, path);
-    if ((a == nullptr) != (b == nullptr) || (a != nullptr && *a != *b)) return true;
-  }
-  return false;
-}
-
 std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(items, "; "); }
 
 v1::Resource EdgeResource(const Json& object, const api::JointInferenceService& service,
@@ -92,16 +83,11 @@ v1::Resource EdgeResource(const Json& object, const api::JointInferenceService& 
 
 absl::StatusOr<std::unique_ptr<JointInferenceController>> JointInferenceController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "JointInferenceController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("JointInferenceController"));
   std::unique_ptr<JointInferenceController> controller(new JointInferenceController(context));
   RETURN_IF_ERROR(controller->services_->AddIndexers(
       {{kModelIndex, [](const Json& object) { return ModelKeys(object); }}}));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 
@@ -117,26 +103,10 @@ JointInferenceController::JointInferenceController(const ControllerContext& cont
   services_ = Watch(Services());
 
   models_ = Read(api::resources::Models());
-  kube::ResourceEventHandlerFuncs on_model;
-  on_model.on_add = [this](const kube::ObjectPtr& model) { EnqueueModelReferrers(*model); };
-  on_model.on_update = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    if (before->value("spec", Json()) != after->value("spec", Json())) {
-      EnqueueModelReferrers(*after);
-    }
-  };
-  on_model.on_delete = [this](const kube::DeletedObject& deleted) {
-    EnqueueModelReferrers(*kube::LastKnownState(deleted));
-  };
-  models_->AddEventHandler(std::move(on_model));
-
+  models_->AddEventHandler(
+      OnSpecChange([this](const kube::ObjectPtr& model) { EnqueueModelReferrers(*model); }));
   nodes_ = Read(kube::resources::Nodes());
-  kube::ResourceEventHandlerFuncs on_node;
-  on_node.on_add = [this](const kube::ObjectPtr&) { EnqueueSelectingServices(); };
-  on_node.on_update = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    if (PlacementRelevantChange(*before, *after)) EnqueueSelectingServices();
-  };
-  on_node.on_delete = [this](const kube::DeletedObject&) { EnqueueSelectingServices(); };
-  nodes_->AddEventHandler(std::move(on_node));
+  nodes_->AddEventHandler(OnPlacementChange([this] { EnqueueSelectingServices(); }));
 }
 
 // Workers call Reconcile on this object: stop them before the members go away.

@@ -46,13 +46,9 @@ std::vector<std::string> AnnotatedNodes(const Json& object) {
 
 absl::StatusOr<std::unique_ptr<ModelController>> ModelController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError("ModelController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("ModelController"));
   std::unique_ptr<ModelController> controller(new ModelController(context));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 

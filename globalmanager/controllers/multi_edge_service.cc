@@ -14,6 +14,7 @@
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -54,23 +55,10 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
   k8s_services_ = WatchOwned(kube::resources::Services(), kind);
   if (info_.owns_pods) pods_ = WatchOwned(kube::resources::Pods(), kind);
   nodes_ = Read(kube::resources::Nodes());
-  kube::ResourceEventHandlerFuncs on_node;
   // A node appearing, changing labels or going away may change where pinned workers are.
-  auto enqueue_all = [this] {
+  nodes_->AddEventHandler(OnPlacementChange([this] {
     for (const kube::ObjectPtr& s : services_->GetLister().List()) Enqueue(kube::Key(*s));
-  };
-  on_node.on_add = [enqueue_all](const kube::ObjectPtr&) { enqueue_all(); };
-  on_node.on_update = [enqueue_all](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    // Placement reads labels, taints and deletion only: heartbeats and status are ignored.
-    if (kube::Labels(*before) != kube::Labels(*after) ||
-        before->value("spec", Json::object()).value("taints", Json()) !=
-            after->value("spec", Json::object()).value("taints", Json()) ||
-        kube::IsBeingDeleted(*before) != kube::IsBeingDeleted(*after)) {
-      enqueue_all();
-    }
-  };
-  on_node.on_delete = [enqueue_all](const kube::DeletedObject&) { enqueue_all(); };
-  nodes_->AddEventHandler(std::move(on_node));
+  }));
 }
 
 MultiEdgeServiceController::~MultiEdgeServiceController() { Stop(); }
@@ -86,22 +74,12 @@ absl::Status MultiEdgeServiceController::WatchModels(
                                              return keys;
                                            }}}));
   models_ = Read(api::resources::Models());
-  auto enqueue_referrers = [this](const Json& model) {
+  models_->AddEventHandler(OnSpecChange([this](const kube::ObjectPtr& model) {
     absl::StatusOr<std::vector<kube::ObjectPtr>> referrers =
-        services_->GetLister().ByIndex(kModelIndex, kube::Key(model));
+        services_->GetLister().ByIndex(kModelIndex, kube::Key(*model));
     if (!referrers.ok()) return;
     for (const kube::ObjectPtr& s : *referrers) Enqueue(kube::Key(*s));
-  };
-  kube::ResourceEventHandlerFuncs on_model;
-  on_model.on_add = [enqueue_referrers](const kube::ObjectPtr& m) { enqueue_referrers(*m); };
-  on_model.on_update = [enqueue_referrers](const kube::ObjectPtr& before,
-                                           const kube::ObjectPtr& after) {
-    if (before->value("spec", Json()) != after->value("spec", Json())) enqueue_referrers(*after);
-  };
-  on_model.on_delete = [enqueue_referrers](const kube::DeletedObject& deleted) {
-    enqueue_referrers(*kube::LastKnownState(deleted));
-  };
-  models_->AddEventHandler(std::move(on_model));
+  }));
   return absl::OkStatus();
 }
 
