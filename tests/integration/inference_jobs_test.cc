@@ -123,6 +123,20 @@ std::string EnvOf(const Json& pod, const std::string& name) {
   return "<unset>";
 }
 
+// The body a Sedna worker POSTs to its LC's /sedna/workers/<name>/info.
+std::string WorkerReportBody(const std::string& worker, const std::string& owner,
+                             const std::string& owner_kind, const Json& owner_info) {
+  return Json{{"name", worker},
+              {"namespace", "default"},
+              {"ownerName", owner},
+              {"ownerKind", owner_kind},
+              {"kind", "inference"},
+              {"status", "running"},
+              {"ownerInfo", owner_info},
+              {"results", Json::array()}}
+      .dump();
+}
+
 TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC over mTLS",
           "[integration][inference-jobs]") {
   EdgeCluster cluster({kServerBin, kGmBin, kLcBin, kKubectl, kSourceDir}, "inference-jobs-");
@@ -177,16 +191,9 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     CHECK(row[2] == "1");
 
     // The worker reports through its node's LC; the GM writes status.metrics.
-    const std::string report =
-        Json{{"name", EnvOf(pod, "WORKER_NAME")},
-             {"namespace", "default"},
-             {"ownerName", "video-analytics"},
-             {"ownerKind", "videoanalyticsjob"},
-             {"kind", "inference"},
-             {"status", "running"},
-             {"ownerInfo", {{"fps", 5}, {"pedestrians", 12}}},
-             {"results", Json::array()}}
-            .dump();
+    const std::string report = WorkerReportBody(EnvOf(pod, "WORKER_NAME"), "video-analytics",
+                                                "videoanalyticsjob",
+                                                {{"fps", 5}, {"pedestrians", 12}});
     HttpReply posted = HttpPost(lc.port, absl::StrCat("/sedna/workers/", EnvOf(pod, "WORKER_NAME"),
                                                       "/info"),
                                 report);
@@ -218,15 +225,8 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     // rejects it, so the worker's latest report is posted again on every poll (as a worker
     // reports periodically).
     const std::string worker = "fe-worker-test";
-    const std::string report = Json{{"name", worker},
-                                    {"namespace", "default"},
-                                    {"ownerName", "feature-extraction"},
-                                    {"ownerKind", "featureextractionservice"},
-                                    {"kind", "inference"},
-                                    {"status", "running"},
-                                    {"ownerInfo", {{"features", 7}}},
-                                    {"results", Json::array()}}
-                                   .dump();
+    const std::string report = WorkerReportBody(worker, "feature-extraction",
+                                                "featureextractionservice", {{"features", 7}});
     const std::string path = absl::StrCat("/sedna/workers/", worker, "/info");
     REQUIRE(testing::WaitFor(
         [&] {
@@ -260,15 +260,7 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     // The worker's report through the LC is accepted (reposted until the GM has announced the
     // job to this node) and writes nothing: ReidJob's status has no metrics.
     const std::string worker = EnvOf(pods[0], "WORKER_NAME");
-    const std::string report = Json{{"name", worker},
-                                    {"namespace", "default"},
-                                    {"ownerName", "reid"},
-                                    {"ownerKind", "reidjob"},
-                                    {"kind", "inference"},
-                                    {"status", "running"},
-                                    {"ownerInfo", {{"persons", 3}}},
-                                    {"results", Json::array()}}
-                                   .dump();
+    const std::string report = WorkerReportBody(worker, "reid", "reidjob", {{"persons", 3}});
     const std::string accepted = R"(nereid_gm_reports_total{kind="ReidJob",outcome="accepted"})";
     REQUIRE(testing::WaitFor(
         [&] {

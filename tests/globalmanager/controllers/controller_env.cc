@@ -5,8 +5,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/api/sedna_contract.h"
 #include "tests/fakes/eventually.h"
@@ -118,6 +120,22 @@ std::vector<kube::Json> ControllerEnv::Events(const std::string& name, const std
                     absl::Seconds(2));
   REQUIRE(events_->WaitIdle(absl::Seconds(10)));
   return matching();
+}
+
+ReportOutcome RouteReport(ReportRouter& router, std::string_view node,
+                          std::shared_ptr<const edge::v1::StatusReport> report) {
+  absl::Mutex mu;
+  std::optional<ReportOutcome> outcome;
+  router.HandleReport(node, std::move(report), [&](ReportOutcome o) {
+    absl::MutexLock lock(&mu);
+    outcome = std::move(o);
+  });
+  REQUIRE(fakes::Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return outcome.has_value();
+  }));
+  absl::MutexLock lock(&mu);
+  return *outcome;
 }
 
 kube::Json DatasetObject(const std::string& name, const std::string& node, const std::string& url,

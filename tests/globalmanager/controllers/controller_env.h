@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/kube/event_recorder.h"
@@ -15,6 +16,7 @@
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/controller_metrics.h"
 #include "globalmanager/controllers/gm_controller.h"
+#include "globalmanager/controllers/report_router.h"
 #include "tests/fakes/fake_kube_client.h"
 #include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
 
@@ -62,6 +64,11 @@ class ControllerEnv {
   std::unique_ptr<kube::EventRecorder> events_;
   ControllerContext context_;
 };
+
+// The outcome `router` completes `report` with (handled on the router's workers; REQUIREs that it
+// completes within the eventually.h deadline).
+ReportOutcome RouteReport(ReportRouter& router, std::string_view node,
+                          std::shared_ptr<const edge::v1::StatusReport> report);
 
 // A Dataset manifest as kubectl would send it.
 kube::Json DatasetObject(const std::string& name, const std::string& node,

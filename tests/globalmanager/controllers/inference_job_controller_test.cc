@@ -12,7 +12,6 @@
 #include <set>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
 #include "common/api/inference_job.h"
 #include "common/api/sedna_contract.h"
 #include "common/kube/errors.h"
@@ -508,22 +507,10 @@ TEST_CASE("ReID: a pod and the Service on 5000 Sedna forgets, no model env") {
   CHECK(LastCondition(f.Status("reid"))["type"] == "Completed");
 }
 
-// The outcome `router` completes `report` with (it runs on the router's workers).
+// `report` through `router`, as the edge hub hands it over.
 ReportOutcome Route(ReportRouter& router, const std::string& node,
                     const edge::v1::StatusReport& report) {
-  absl::Mutex mu;
-  std::optional<ReportOutcome> outcome;
-  router.HandleReport(node, std::make_shared<const edge::v1::StatusReport>(report),
-                      [&](ReportOutcome o) {
-                        absl::MutexLock lock(&mu);
-                        outcome = std::move(o);
-                      });
-  REQUIRE(Eventually([&] {
-    absl::MutexLock lock(&mu);
-    return outcome.has_value();
-  }));
-  absl::MutexLock lock(&mu);
-  return *outcome;
+  return testing::RouteReport(router, node, std::make_shared<const edge::v1::StatusReport>(report));
 }
 
 TEST_CASE("ReID: worker reports are accepted from the job's node and write no status") {
