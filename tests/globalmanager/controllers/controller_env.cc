@@ -62,6 +62,26 @@ void ControllerEnv::StopInformersAndController(GmController& controller) {
   stopper.join();
 }
 
+bool ControllerEnv::Converges(const std::function<bool()>& cond) {
+  absl::Time last = absl::Now();
+  return fakes::Eventually(
+      [&] {
+        if (cond()) return true;
+        if (absl::Now() - last > absl::Milliseconds(100)) {
+          clock_.Advance(absl::Seconds(1));
+          last = absl::Now();
+        }
+        return false;
+      },
+      absl::Seconds(20));
+}
+
+kube::Json ControllerEnv::StatusOf(const kube::Resource& resource, const std::string& name,
+                                   const std::string& ns) {
+  kube::Json object = Get(resource, ns, name);
+  return object.contains("status") ? object["status"] : kube::Json::object();
+}
+
 void ControllerEnv::StartInformers(const std::vector<kube::SharedInformer*>& informers) {
   informers_->Start();
   REQUIRE(fakes::Eventually([&] {

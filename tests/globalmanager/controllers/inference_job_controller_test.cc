@@ -93,13 +93,7 @@ struct Fixture {
       env.Create(api::resources::Models(), ModelObject("detector", "/data/models/yolox.pth"));
     }
     for (const Json& node : nodes) env.Create(kube::resources::Nodes(), node);
-    absl::StatusOr<std::unique_ptr<InferenceJobController>> created =
-        InferenceJobController::Create(env.context(), kind);
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(InferenceJobController::Create(env.context(), kind));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
@@ -127,10 +121,7 @@ struct Fixture {
     }
     return ok;
   }
-  Json Status(const std::string& name) {
-    Json object = env.Get(jobs, "default", name);
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status(const std::string& name) { return env.StatusOf(jobs, name); }
   bool WaitStatus(const std::string& name, const std::function<bool(const Json&)>& predicate) {
     Json last;
     bool ok = Eventually([&] {
