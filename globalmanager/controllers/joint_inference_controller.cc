@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -274,17 +275,10 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
     // cannot help: the user's edit (or the Model appearing) enqueues the service again.
     const bool invalid = plan.kind == Plan::Kind::kInvalid;
-    JiState state;
-    if (HasWorkers(*object)) {
-      state = StateOf(*object, plan.children);
-    } else {
-      state.phase = std::string(invalid ? api::ji_phases::kFailed : api::ji_phases::kPending);
-      state.reason = std::string(invalid ? kInvalidSpecReason : WaitingReason(plan));
-      state.message = plan.message;
-    }
-    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state,
-                                      invalid ? kInvalidSpecReason : WaitingReason(plan),
-                                      plan.message));
+    RETURN_IF_ERROR(WriteNotReadyPhase(
+        context(), Services(), object, invalid,
+        invalid ? kInvalidSpecReason : WaitingReason(plan), plan.message,
+        HasWorkers(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
     // Secrets are not watched: a Secret problem is looked at again after a while.
     if (!plan.reason.empty()) {
       return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
@@ -310,19 +304,8 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     for (const std::string& node : plan.children.edge_nodes) needs.push_back({model_key, node});
     context().models->SetRequirements(Requester(key), needs);
   }
-  JiState state = StateOf(*object, plan.children);
-  if (!problems.empty()) {
-    // The children cannot be had as the spec says: the user must act (SpecValid=False).
-    if (state.phase != api::ji_phases::kRunning) {
-      state.phase = std::string(api::ji_phases::kFailed);
-      state.reason = std::string(kInvalidSpecReason);
-      state.message = Lines(problems);
-    }
-    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, kInvalidSpecReason,
-                                      Lines(problems)));
-  } else {
-    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, "", ""));
-  }
+  RETURN_IF_ERROR(
+      WriteSyncedPhase(context(), Services(), object, StateOf(*object, plan.children), problems));
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
 }

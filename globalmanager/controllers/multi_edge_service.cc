@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/api/json_fields.h"
 #include "common/api/multi_edge_common.h"
 #include "common/api/sedna_contract.h"
@@ -30,8 +30,6 @@ constexpr char kModelIndex[] = "multiedge-models";
 std::string HashOf(const Json& object) {
   return kube::Annotation(object, kTemplateHashAnnotation).value_or("");
 }
-
-std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(items, "; "); }
 
 // What a child kind is called in Events and messages.
 std::string KindOf(const kube::Resource& resource) { return resource.kind; }
@@ -211,18 +209,10 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
     // cannot help: the user's edit (or the Model appearing) enqueues the service again.
     const bool invalid = plan.kind == ServicePlan::Kind::kInvalid;
-    const std::string_view reason = invalid ? kInvalidSpecReason : reasons::kModelNotFound;
-    ServiceState state;
-    if (HasChildren(*object)) {
-      state = StateOf(*object, plan.children);
-    } else {
-      state.phase =
-          std::string(invalid ? api::service_phases::kFailed : api::service_phases::kPending);
-      state.reason = std::string(reason);
-      state.message = plan.message;
-    }
-    RETURN_IF_ERROR(
-        WriteServicePhase(context(), *info_.resource, object, state, reason, plan.message));
+    RETURN_IF_ERROR(WriteNotReadyPhase(
+        context(), *info_.resource, object, invalid,
+        invalid ? kInvalidSpecReason : reasons::kModelNotFound, plan.message,
+        HasChildren(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
     return kube::ReconcileResult{};
   }
 
@@ -238,18 +228,8 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
   if (context().models != nullptr) {
     context().models->SetRequirements(Requester(key), plan.children.model_needs);
   }
-  ServiceState state = StateOf(*object, plan.children);
-  if (!problems.empty()) {
-    if (state.phase != api::service_phases::kRunning) {
-      state.phase = std::string(api::service_phases::kFailed);
-      state.reason = std::string(kInvalidSpecReason);
-      state.message = Lines(problems);
-    }
-    RETURN_IF_ERROR(WriteServicePhase(context(), *info_.resource, object, state, kInvalidSpecReason,
-                                      Lines(problems)));
-  } else {
-    RETURN_IF_ERROR(WriteServicePhase(context(), *info_.resource, object, state, "", ""));
-  }
+  RETURN_IF_ERROR(WriteSyncedPhase(context(), *info_.resource, object,
+                                   StateOf(*object, plan.children), problems));
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
 }
