@@ -1,4 +1,4 @@
-// API requests per object: what the GM costs the API server (issue 13 §5). A real `globalmanager`
+// API requests per object: what the GM costs the API server. A real `globalmanager`
 // against a real `devapiserver`, which counts every request by verb, resource and user agent
 // (GET /debug/requests); only the GM's own requests are reported.
 //
