@@ -181,18 +181,9 @@ absl::Status FederatedLearningController::PrimeEdge() {
 
 absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     const std::string& key) {
-  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
-  if (!cached.ok()) {
-    if (!absl::IsNotFound(cached.status())) return cached.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const ObjectPtr object = *std::move(cached);
+  ASSIGN_OR_RETURN(const ObjectPtr object, LiveOrForget(jobs_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   const Json& obj = *object;
-  if (kube::IsBeingDeleted(obj)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
 
   FlPlan plan = PlanFederatedLearningJob(obj, Inputs(kube::Namespace(obj)));
   if (!plan.invalid.empty()) {

@@ -373,18 +373,9 @@ absl::Status InferenceJobController::PrimeEdge() {
 }
 
 absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const std::string& key) {
-  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
-  if (!cached.ok()) {
-    if (!absl::IsNotFound(cached.status())) return cached.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const ObjectPtr object = *std::move(cached);
+  ASSIGN_OR_RETURN(const ObjectPtr object, LiveOrForget(jobs_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   const Json& obj = *object;
-  if (kube::IsBeingDeleted(obj)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
 
   // 1. The spec. Nothing is created for one that cannot work; the user's edit re-reconciles.
   absl::StatusOr<InferenceJobPlan> plan = kind_.plan(obj);

@@ -258,17 +258,9 @@ absl::Status JointInferenceController::PrimeEdge() {
 }
 
 absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const std::string& key) {
-  absl::StatusOr<kube::ObjectPtr> got = services_->GetLister().GetByKey(key);
-  if (!got.ok()) {
-    if (!absl::IsNotFound(got.status())) return got.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const kube::ObjectPtr& object = *got;
-  if (kube::IsBeingDeleted(*object)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(services_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
 
   Plan plan = MakePlan(*object);
   if (plan.kind == Plan::Kind::kInvalid || plan.kind == Plan::Kind::kWaiting) {

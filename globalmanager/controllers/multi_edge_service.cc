@@ -192,17 +192,9 @@ absl::Status MultiEdgeServiceController::PrimeEdge() {
 
 absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     const std::string& key) {
-  absl::StatusOr<kube::ObjectPtr> got = services_->GetLister().GetByKey(key);
-  if (!got.ok()) {
-    if (!absl::IsNotFound(got.status())) return got.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const kube::ObjectPtr& object = *got;
-  if (kube::IsBeingDeleted(*object)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(services_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
 
   ServicePlan plan = MakePlan(*object);
   if (plan.kind != ServicePlan::Kind::kReady) {

@@ -218,34 +218,27 @@ absl::Status StagedJobController::RecordNotRunnable(const std::string& key,
 }
 
 absl::StatusOr<kube::ReconcileResult> StagedJobController::Reconcile(const std::string& key) {
-  absl::StatusOr<ObjectPtr> object = jobs_->GetLister().GetByKey(key);
-  if (!object.ok()) {
-    if (!absl::IsNotFound(object.status())) return object.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  if (kube::IsBeingDeleted(**object)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(jobs_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   std::vector<kube::StatusCause> causes;
-  StagedJob job = ParseAndCheck(**object, &causes);
+  StagedJob job = ParseAndCheck(*object, &causes);
   if (!causes.empty()) {
-    RETURN_IF_ERROR(RecordNotRunnable(key, *object, kInvalidSpecReason, api::FormatCauses(causes)));
+    RETURN_IF_ERROR(RecordNotRunnable(key, object, kInvalidSpecReason, api::FormatCauses(causes)));
     return kube::ReconcileResult{};
   }
   StagedRefs refs;
   std::string reason;
   std::string message;
   if (!Resolve(job, &refs, &reason, &message)) {
-    RETURN_IF_ERROR(RecordNotRunnable(key, *object, reason, message));
+    RETURN_IF_ERROR(RecordNotRunnable(key, object, reason, message));
     return kube::ReconcileResult{};
   }
-  if (!expectations_.Satisfied(key, kube::ResourceVersion(**object))) {
+  if (!expectations_.Satisfied(key, kube::ResourceVersion(*object))) {
     LOG(DEBUG) << kind_->kind() << " " << key << ": waiting for the caches to catch up";
     return kube::ReconcileResult{.requeue_after = expectations_.TimeToExpiry(key)};
   }
-  Pass pass(this, key, *object, std::move(job), std::move(refs));
+  Pass pass(this, key, object, std::move(job), std::move(refs));
   return pass.Run();
 }
 

@@ -8,6 +8,8 @@
 //   lands in status.metrics; deleting the job collects its children.
 //   FeatureExtractionService (examples/feature-extraction-service.yaml, node adapted): a worker's
 //   report through the LC's REST lands in status.metrics.
+//   ObjectSearchService, ObjectTrackingService (their examples, node adapted): the GM binary
+//   creates their reid Deployments and tracking pods; `kubectl get objs,objt` shows Pending.
 //   ReidJob (examples/reid-job.yaml adapted, backoffLimit 0): pod and the Service 5000 Sedna
 //   forgets; a worker's report through the LC is accepted and writes no status; a failed pod fails
 //   the job with BackoffLimitExceeded; restartPolicy Always is refused.
@@ -16,6 +18,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -235,6 +238,31 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
                  Json::parse(R"([{"key":"features","value":"7"}])");
         },
         absl::Seconds(30), kEdgePoll));
+  }
+
+  SECTION("ObjectSearchService and ObjectTrackingService with the GM binary") {
+    // Their lifecycles are covered in depth by multi_edge_integration_test (controllers
+    // in-process); here the daemon's registry runs them: children with Sedna's names, Pending
+    // until the Deployments are available.
+    cluster.Kubectl({"apply", "-f", "-"}, Example("object-search-service.yaml"));
+    cluster.Kubectl({"apply", "-f", "-"}, Example("object-tracking-service.yaml"));
+    for (const auto& [kind, name] : std::vector<std::pair<std::string, std::string>>{
+             {"objectsearchservice", "pedestrian-search"},
+             {"objecttrackingservice", "pedestrian-tracking"}}) {
+      const std::string selector = absl::StrCat(kind, ".sedna.io/name=", name);
+      REQUIRE(testing::WaitFor(
+          [&] {
+            for (const Json& d : jobs.Children("deployments", selector)) {
+              if (d["metadata"]["name"] == name + "-deployment-reidworker") {
+                return !jobs.Children("pods", selector).empty();
+              }
+            }
+            return false;
+          },
+          absl::Seconds(30), kEdgePoll));
+    }
+    REQUIRE(jobs.WaitPhase("objs", "pedestrian-search", "Pending"));
+    REQUIRE(jobs.WaitPhase("objt", "pedestrian-tracking", "Pending"));
   }
 
   SECTION("ReidJob") {
