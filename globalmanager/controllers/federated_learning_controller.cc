@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/api/sedna_contract.h"
 #include "common/job/event_reasons.h"
+#include "common/job/expected_delete.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
@@ -326,13 +327,9 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
   int deleted = 0;
   for (const ObjectPtr& pod : pods) {
     if (kube::IsBeingDeleted(*pod)) continue;
-    expectations_.ExpectDeletion(key, kube::Uid(*pod));
-    kube::DeleteOptions options;
-    options.precondition_uid = kube::Uid(*pod);
-    absl::Status s = context().client->Delete(kube::resources::Pods(), kube::Namespace(*pod),
-                                              kube::Name(*pod), options);
+    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
+                                         kube::resources::Pods(), *pod);
     if (!s.ok()) {
-      expectations_.DeletionObserved(key, kube::Uid(*pod));
       if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
       continue;
     }

@@ -7,6 +7,7 @@
 #include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/job/event_reasons.h"
+#include "common/job/expected_delete.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
@@ -231,13 +232,9 @@ void InferenceJobController::RestartStalePods(const std::string& key, const Json
     if (kube::IsBeingDeleted(*pod)) continue;
     std::optional<std::string> built_from = kube::Annotation(*pod, kTemplateHashAnnotation);
     if (!built_from.has_value() || *built_from == hash) continue;
-    expectations_.ExpectDeletion(key, kube::Uid(*pod));
-    kube::DeleteOptions options;
-    options.precondition_uid = kube::Uid(*pod);
-    absl::Status s = context().client->Delete(kube::resources::Pods(), kube::Namespace(*pod),
-                                              kube::Name(*pod), options);
+    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
+                                         kube::resources::Pods(), *pod);
     if (!s.ok()) {
-      expectations_.DeletionObserved(key, kube::Uid(*pod));
       if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
       continue;
     }
