@@ -512,6 +512,7 @@ TEST_CASE("ReID: worker reports are accepted from the job's node and write no st
              NodeObject("edge-1", {{"node-role.kubernetes.io/edge", ""}})},
             &router);
   CHECK(router.Handles("ReidJob"));
+  CHECK_FALSE(ReidJobKind().reports_to_metrics);  // Accepted, never written.
   Json job = f.env.Create(
       ReidJobs(), ReidJob("reid", {{"template", {{"spec", PodSpec({{"nodeName", "edge-0"}})}}}}));
   const std::string ref = "ReidJob/default/reid";
