@@ -1,4 +1,4 @@
-// API requests per object: what the GM costs the API server (issue 13 §5). A real `globalmanager`
+// API requests per object: what the GM costs the API server. A real `globalmanager`
 // against a real `devapiserver`, which counts every request by verb, resource and user agent
 // (GET /debug/requests); only the GM's own requests are reported.
 //
@@ -17,7 +17,8 @@
 //   quiet   one window of --quiet seconds with nothing changing. The GM's informer resync period
 //           is --resync (the GM's --min-resync-period-seconds), so a window longer than 2×resync
 //           sees a full resync pass.
-// Watches and Leases are left out of the totals (the issue's targets leave them aside) but shown.
+// Watches and Leases are left out of the totals (the per-object targets leave them aside) but
+// shown.
 // Targets: create ≤ 1.25 × the writes needed (2N Deployments + N Services + N status writes),
 // quiet window ≤ 5 requests per minute. Exit 1 when a phase fails; with --enforce also when a
 // target is missed.

@@ -583,7 +583,7 @@ int main(int argc, char** argv) {
     rows.push_back(*row);
   }
 
-  // The targets are in MB (10^6 bytes), as the issue states them; VmHWM is shown in both units.
+  // The targets are in MB (10^6 bytes); VmHWM is shown in both units.
   std::printf("\n%-40s %9s %8s %8s %9s %8s %9s  %s\n", "scenario", "VmHWM MiB", "MB", "Pss MiB",
               "anon MiB", "time s", "target MB", "result");
   bool missed = false;

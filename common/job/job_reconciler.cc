@@ -9,6 +9,7 @@
 #include "common/api/validation.h"
 #include "common/job/conditions.h"
 #include "common/job/event_reasons.h"
+#include "common/job/expected_delete.h"
 #include "common/job/job_reconciler_pass.h"
 #include "common/job/job_validation.h"
 #include "common/job/pod_failure.h"
@@ -138,12 +139,9 @@ void JobReconciler::Pass::FailJob(std::string_view reason, const std::string& me
 absl::Status JobReconciler::Pass::DeletePod(const Json& pod) {
   const std::string name = kube::Name(pod);
   if (kube::IsBeingDeleted(pod) || deleted_.count(name) > 0) return absl::OkStatus();
-  r_->expectations_->ExpectDeletion(key_, kube::Uid(pod));
-  kube::DeleteOptions options;
-  options.precondition_uid = kube::Uid(pod);
-  absl::Status s = r_->client_->Delete(kube::resources::Pods(), id_.ns, name, options);
+  absl::Status s =
+      DeleteExpected(*r_->client_, *r_->expectations_, key_, kube::resources::Pods(), pod);
   if (!s.ok()) {
-    r_->expectations_->DeletionObserved(key_, kube::Uid(pod));
     if (!absl::IsNotFound(s)) {
       Event(EventType::kWarning, event_reasons::kFailedDeletePod,
             absl::StrCat("Error deleting pod ", name, ": ", s.message()));
@@ -159,15 +157,9 @@ absl::Status JobReconciler::Pass::DeletePod(const Json& pod) {
 
 absl::Status JobReconciler::Pass::DeleteService(const Json& svc) {
   if (kube::IsBeingDeleted(svc)) return absl::OkStatus();
-  r_->expectations_->ExpectDeletion(key_, kube::Uid(svc));
-  kube::DeleteOptions options;
-  options.precondition_uid = kube::Uid(svc);
   absl::Status s =
-      r_->client_->Delete(kube::resources::Services(), id_.ns, kube::Name(svc), options);
-  if (!s.ok()) {
-    r_->expectations_->DeletionObserved(key_, kube::Uid(svc));
-    if (!absl::IsNotFound(s)) return s;
-  }
+      DeleteExpected(*r_->client_, *r_->expectations_, key_, kube::resources::Services(), svc);
+  if (!s.ok() && !absl::IsNotFound(s)) return s;
   return absl::OkStatus();
 }
 

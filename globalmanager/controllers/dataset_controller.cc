@@ -37,13 +37,9 @@ void Record(const ControllerContext& context, const Json& object, kube::EventTyp
 
 absl::StatusOr<std::unique_ptr<DatasetController>> DatasetController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError("DatasetController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("DatasetController"));
   std::unique_ptr<DatasetController> controller(new DatasetController(context));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 
@@ -88,38 +84,31 @@ absl::Status DatasetController::PrimeEdge() {
 }
 
 absl::StatusOr<kube::ReconcileResult> DatasetController::Reconcile(const std::string& key) {
-  absl::StatusOr<kube::ObjectPtr> object = datasets_->GetLister().GetByKey(key);
-  if (!object.ok()) {
-    if (!absl::IsNotFound(object.status())) return object.status();
-    RETURN_IF_ERROR(placements_.Forget(key));
-    return kube::ReconcileResult{};
-  }
-  if (kube::IsBeingDeleted(**object)) {
-    RETURN_IF_ERROR(placements_.Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(datasets_, key, [&] { return placements_.Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   std::vector<kube::StatusCause> causes;
-  std::optional<api::DatasetSpec> spec = SpecOf(**object, &causes);
+  std::optional<api::DatasetSpec> spec = SpecOf(*object, &causes);
   if (!spec.has_value()) {
     // Nothing is sent for an invalid spec; retrying cannot fix it, the user's next edit will.
     RETURN_IF_ERROR(placements_.Forget(key));
-    RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), *object, causes));
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), object, causes));
     return kube::ReconcileResult{};
   }
   std::optional<CredentialProblem> problem;
   absl::StatusOr<std::optional<SecretCredential>> credential =
-      credentials_.ReadFor(kube::Namespace(**object), spec->url, spec->credential_name, &problem);
+      credentials_.ReadFor(kube::Namespace(*object), spec->url, spec->credential_name, &problem);
   if (problem.has_value()) {
     // Without a usable credential the node could not count it: nothing is sent (and what was sent
     // is withdrawn, so the node drops the old credential) until the Secret is fixed.
     RETURN_IF_ERROR(placements_.Forget(key));
-    RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), *object,
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Datasets(), object,
                                       problem->reason, problem->message));
     return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
   }
   if (!credential.ok()) return credential.status();
-  RETURN_IF_ERROR(Place(key, **object, *spec, *credential));
-  RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Datasets(), *object));
+  RETURN_IF_ERROR(Place(key, *object, *spec, *credential));
+  RETURN_IF_ERROR(RecordSpecValid(context(), api::resources::Datasets(), object));
   // Secrets are not watched: look at the Secret again later (rotation, deletion).
   if (credential->has_value()) {
     return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};

@@ -7,6 +7,7 @@
 #include "common/status/macros.h"
 #include "globalmanager/controllers/distributed_job_controller.h"
 #include "globalmanager/controllers/distributed_job_edge.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/report_router.h"
@@ -57,23 +58,7 @@ class DistributedJobGmController final : public GmController {
       auto is_edge = [](const kube::ObjectPtr& node) {
         return node != nullptr && kube::Label(*node, kEdgeNodeRoleLabel).has_value();
       };
-      nodes_->AddEventHandler(
-          {.on_add =
-               [enqueue_all, is_edge](const kube::ObjectPtr& node) {
-                 if (is_edge(node)) enqueue_all();
-               },
-           .on_update =
-               [enqueue_all, is_edge](const kube::ObjectPtr& old_node,
-                                      const kube::ObjectPtr& new_node) {
-                 if ((is_edge(old_node) || is_edge(new_node)) &&
-                     !SameSelectionFields(*old_node, *new_node)) {
-                   enqueue_all();
-                 }
-               },
-           .on_delete =
-               [enqueue_all, is_edge](const kube::DeletedObject& deleted) {
-                 if (is_edge(kube::LastKnownState(deleted))) enqueue_all();
-               }});
+      nodes_->AddEventHandler(OnPlacementChange(enqueue_all, is_edge));
     }
   }
   ~DistributedJobGmController() override { runner_->Stop(); }
@@ -97,17 +82,6 @@ class DistributedJobGmController final : public GmController {
   void Stop() override { runner_->Stop(); }
 
  private:
-  // Labels and taints: what placement reads from a Node.
-  static bool SameSelectionFields(const kube::Json& a, const kube::Json& b) {
-    auto same = [&](std::string_view path) {
-      const kube::Json* x = kube::FindPath(a, path);
-      const kube::Json* y = kube::FindPath(b, path);
-      if (x == nullptr || y == nullptr) return x == y;
-      return *x == *y;
-    };
-    return same("metadata.labels") && same("spec.taints") && same("metadata.deletionTimestamp");
-  }
-
   const std::string name_ = "distributedjob";
   kube::SharedInformer* const nodes_;
   // Declared before the runner: its workers call the sink until the runner is stopped.
@@ -123,9 +97,9 @@ absl::StatusOr<std::unique_ptr<GmController>> MakeDistributedJobController(
                         [](const ControllerContext& context)
                             -> absl::StatusOr<std::unique_ptr<DistributedJobGmController>> {
                           auto controller = std::make_unique<DistributedJobGmController>(context);
-                          if (controller->edge() != nullptr && context.reports != nullptr) {
-                            RETURN_IF_ERROR(context.reports->Register(
-                                std::string(job::kDistributedJobKind), controller->edge()));
+                          if (controller->edge() != nullptr) {
+                            RETURN_IF_ERROR(RegisterReportSink(context, job::kDistributedJobKind,
+                                                               controller->edge()));
                           }
                           return controller;
                         });

@@ -32,9 +32,7 @@ absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionCo
     std::string name = kube::StringAt(object, "spec.model.name");
     return name.empty() ? std::vector<std::string>{} : std::vector<std::string>{name};
   }));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/api/sedna_contract.h"
 #include "common/job/event_reasons.h"
+#include "common/job/expected_delete.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
@@ -17,6 +18,7 @@
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/federated_learning_status.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
@@ -58,20 +60,6 @@ std::vector<std::string> ModelRefs(const Json& job) {
   return keys;
 }
 
-bool SameSpec(const Json& a, const Json& b) {
-  const Json* sa = kube::FindPath(a, "spec");
-  const Json* sb = kube::FindPath(b, "spec");
-  if (sa == nullptr || sb == nullptr) return sa == sb;
-  return *sa == *sb && kube::Uid(a) == kube::Uid(b);
-}
-
-// What placement reads of a Node.
-Json NodePlacementView(const Json& node) {
-  Json view = {{"labels", kube::Labels(node)}, {"deleting", kube::IsBeingDeleted(node)}};
-  if (const Json* taints = kube::FindPath(node, "spec.taints")) view["taints"] = *taints;
-  return view;
-}
-
 void AppendWorkerName(Json* pod) {
   const std::string name = kube::Name(*pod);
   Json* containers = nullptr;
@@ -96,19 +84,14 @@ void AppendWorkerName(Json* pod) {
 
 absl::StatusOr<std::unique_ptr<FederatedLearningController>> FederatedLearningController::Create(
     const ControllerContext& context, job::JobReconcilerOptions options) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "FederatedLearningController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("FederatedLearningController"));
   std::unique_ptr<FederatedLearningController> controller(
       new FederatedLearningController(context, options));
   kube::Indexers indexers;
   indexers[kDatasetIndex] = &DatasetRefs;
   indexers[kModelIndex] = &ModelRefs;
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 
@@ -133,28 +116,12 @@ FederatedLearningController::FederatedLearningController(const ControllerContext
       job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
 
   // A Dataset or Model a job refers to appeared, changed its spec or went away.
-  auto referrers = [this](const char* index) {
-    kube::ResourceEventHandlerFuncs funcs;
-    funcs.on_add = [this, index](const ObjectPtr& obj) { EnqueueReferrers(index, obj); };
-    funcs.on_update = [this, index](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-      if (!SameSpec(*old_obj, *new_obj)) EnqueueReferrers(index, new_obj);  // Not status writes.
-    };
-    funcs.on_delete = [this, index](const kube::DeletedObject& deleted) {
-      if (ObjectPtr obj = kube::LastKnownState(deleted)) EnqueueReferrers(index, obj);
-    };
-    return funcs;
-  };
-  datasets_->AddEventHandler(referrers(kDatasetIndex));
-  models_->AddEventHandler(referrers(kModelIndex));
-
-  // Node changes move selector-placed training workers (Node heartbeats are ignored).
-  kube::ResourceEventHandlerFuncs node_funcs;
-  node_funcs.on_add = [this](const ObjectPtr&) { EnqueueSelectorJobs(); };
-  node_funcs.on_update = [this](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-    if (NodePlacementView(*old_obj) != NodePlacementView(*new_obj)) EnqueueSelectorJobs();
-  };
-  node_funcs.on_delete = [this](const kube::DeletedObject&) { EnqueueSelectorJobs(); };
-  nodes_->AddEventHandler(std::move(node_funcs));
+  datasets_->AddEventHandler(
+      OnSpecChange([this](const ObjectPtr& obj) { EnqueueReferrers(kDatasetIndex, obj); }));
+  models_->AddEventHandler(
+      OnSpecChange([this](const ObjectPtr& obj) { EnqueueReferrers(kModelIndex, obj); }));
+  // Node changes move selector-placed training workers.
+  nodes_->AddEventHandler(OnPlacementChange([this] { EnqueueSelectorJobs(); }));
 }
 
 // Workers call Reconcile on this object: stop them before the members go away.
@@ -215,18 +182,9 @@ absl::Status FederatedLearningController::PrimeEdge() {
 
 absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     const std::string& key) {
-  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
-  if (!cached.ok()) {
-    if (!absl::IsNotFound(cached.status())) return cached.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const ObjectPtr object = *std::move(cached);
+  ASSIGN_OR_RETURN(const ObjectPtr object, LiveOrForget(jobs_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   const Json& obj = *object;
-  if (kube::IsBeingDeleted(obj)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
 
   FlPlan plan = PlanFederatedLearningJob(obj, Inputs(kube::Namespace(obj)));
   if (!plan.invalid.empty()) {
@@ -369,13 +327,9 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
   int deleted = 0;
   for (const ObjectPtr& pod : pods) {
     if (kube::IsBeingDeleted(*pod)) continue;
-    expectations_.ExpectDeletion(key, kube::Uid(*pod));
-    kube::DeleteOptions options;
-    options.precondition_uid = kube::Uid(*pod);
-    absl::Status s = context().client->Delete(kube::resources::Pods(), kube::Namespace(*pod),
-                                              kube::Name(*pod), options);
+    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
+                                         kube::resources::Pods(), *pod);
     if (!s.ok()) {
-      expectations_.DeletionObserved(key, kube::Uid(*pod));
       if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
       continue;
     }

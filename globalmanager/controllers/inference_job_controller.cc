@@ -7,6 +7,7 @@
 #include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/job/event_reasons.h"
+#include "common/job/expected_delete.h"
 #include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
@@ -15,6 +16,7 @@
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/inference_job_status.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
@@ -39,20 +41,6 @@ std::vector<std::string> ModelRefs(const Json& object) {
   return {kube::MakeKey(kube::Namespace(object), name)};
 }
 
-bool SameSpec(const Json& a, const Json& b) {
-  const Json* sa = kube::FindPath(a, "spec");
-  const Json* sb = kube::FindPath(b, "spec");
-  if (sa == nullptr || sb == nullptr) return sa == sb;
-  return *sa == *sb && kube::Uid(a) == kube::Uid(b);
-}
-
-// What placement reads of a Node.
-Json NodePlacementView(const Json& node) {
-  Json view = {{"labels", kube::Labels(node)}, {"deleting", kube::IsBeingDeleted(node)}};
-  if (const Json* taints = kube::FindPath(node, "spec.taints")) view["taints"] = *taints;
-  return view;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::Create(
@@ -68,9 +56,7 @@ absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::
   kube::Indexers indexers;
   indexers[kModelIndex] = &ModelRefs;
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
-  if (kind.reports_to_metrics && context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kind.kind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kind.kind, controller.get()));
   return controller;
 }
 
@@ -96,30 +82,14 @@ InferenceJobController::InferenceJobController(const ControllerContext& context,
   services_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
 
   // A Model a job refers to appeared, changed its spec or went away.
-  auto referrers = [this](const ObjectPtr& model) {
+  models_->AddEventHandler(OnSpecChange([this](const ObjectPtr& model) {
     absl::StatusOr<std::vector<ObjectPtr>> jobs =
         jobs_->GetLister().ByIndex(kModelIndex, kube::Key(*model));
     if (!jobs.ok()) return;
     for (const ObjectPtr& job : *jobs) Enqueue(kube::Key(*job));
-  };
-  kube::ResourceEventHandlerFuncs model_funcs;
-  model_funcs.on_add = referrers;
-  model_funcs.on_update = [referrers](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-    if (!SameSpec(*old_obj, *new_obj)) referrers(new_obj);  // Not status writes.
-  };
-  model_funcs.on_delete = [referrers](const kube::DeletedObject& deleted) {
-    if (ObjectPtr obj = kube::LastKnownState(deleted)) referrers(obj);
-  };
-  models_->AddEventHandler(std::move(model_funcs));
-
-  // Node changes move selector-placed workers (Node heartbeats are ignored).
-  kube::ResourceEventHandlerFuncs node_funcs;
-  node_funcs.on_add = [this](const ObjectPtr&) { EnqueueAll(); };
-  node_funcs.on_update = [this](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-    if (NodePlacementView(*old_obj) != NodePlacementView(*new_obj)) EnqueueAll();
-  };
-  node_funcs.on_delete = [this](const kube::DeletedObject&) { EnqueueAll(); };
-  nodes_->AddEventHandler(std::move(node_funcs));
+  }));
+  // Node changes move selector-placed workers.
+  nodes_->AddEventHandler(OnPlacementChange([this] { EnqueueAll(); }));
 }
 
 // Workers call Reconcile on this object: stop them before the members go away.
@@ -262,13 +232,9 @@ void InferenceJobController::RestartStalePods(const std::string& key, const Json
     if (kube::IsBeingDeleted(*pod)) continue;
     std::optional<std::string> built_from = kube::Annotation(*pod, kTemplateHashAnnotation);
     if (!built_from.has_value() || *built_from == hash) continue;
-    expectations_.ExpectDeletion(key, kube::Uid(*pod));
-    kube::DeleteOptions options;
-    options.precondition_uid = kube::Uid(*pod);
-    absl::Status s = context().client->Delete(kube::resources::Pods(), kube::Namespace(*pod),
-                                              kube::Name(*pod), options);
+    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
+                                         kube::resources::Pods(), *pod);
     if (!s.ok()) {
-      expectations_.DeletionObserved(key, kube::Uid(*pod));
       if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
       continue;
     }
@@ -404,18 +370,9 @@ absl::Status InferenceJobController::PrimeEdge() {
 }
 
 absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const std::string& key) {
-  absl::StatusOr<ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
-  if (!cached.ok()) {
-    if (!absl::IsNotFound(cached.status())) return cached.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const ObjectPtr object = *std::move(cached);
+  ASSIGN_OR_RETURN(const ObjectPtr object, LiveOrForget(jobs_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   const Json& obj = *object;
-  if (kube::IsBeingDeleted(obj)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
 
   // 1. The spec. Nothing is created for one that cannot work; the user's edit re-reconciles.
   absl::StatusOr<InferenceJobPlan> plan = kind_.plan(obj);
@@ -532,6 +489,7 @@ ReportOutcome InferenceJobController::HandleReport(std::string_view node,
                      gone ? " is not (or no longer) on any edge node"
                           : absl::StrCat(" has no worker on node ", ToAbsl(node))));
   }
+  if (!kind_.reports_to_metrics) return ReportOutcome::Accepted();  // Nothing to record.
   ObjectPtr cached;
   if (absl::StatusOr<ObjectPtr> hit = jobs_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);

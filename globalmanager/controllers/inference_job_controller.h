@@ -38,12 +38,14 @@
 //   8. Status (inference_job_status.h) through the status subresource, written only when changed,
 //      then the library's status fence.
 //
-// Upstream (ReportSink, kinds with reports_to_metrics: VideoAnalyticsJob): a worker report's
-// ownerInfo (minus startTime/updateTime) becomes status.metrics [{key, value}], the latest
-// report's, at most api::kMaxInferenceJobMetrics entries, values cut at kMaxMetricValueBytes.
-// Job gone or re-created → Rejected ObjectGone; a node the job is not announced to →
-// Rejected NotThisNode; not a worker report or no JSON object → Rejected Invalid; API trouble →
-// Retry.
+// Upstream (ReportSink, every kind): the job's workers report through their node's LC. Job gone
+// or re-created → Rejected ObjectGone; a node the job is not announced to → Rejected NotThisNode;
+// not a worker report or no JSON object → Rejected Invalid. Then, for kinds with
+// reports_to_metrics (VideoAnalyticsJob), the report's ownerInfo (minus startTime/updateTime)
+// becomes status.metrics [{key, value}], the latest report's, at most api::kMaxInferenceJobMetrics
+// entries, values cut at kMaxMetricValueBytes (API trouble → Retry); for the others (ReidJob,
+// whose status schema has no metrics) the report is Accepted and nothing is written, so the LC
+// drops it instead of holding a report no GM will ever take.
 
 #include <cstddef>
 #include <cstdint>
@@ -83,6 +85,7 @@ struct InferenceJobKind {
   const kube::Resource* resource = nullptr;
   std::string_view worker_type;  // Sedna's: "videoanalytics", "reid"
   int32_t service_port = 0;      // Sedna's Service "<job>-<worker type>"
+  // Worker reports become status.metrics; otherwise they are accepted and not recorded.
   bool reports_to_metrics = false;
   // Parses and validates an object of the kind: its plan, or InvalidArgument with the causes
   // (kube::Causes).
@@ -93,7 +96,7 @@ inline constexpr size_t kMaxMetricValueBytes = 1024;
 
 class InferenceJobController final : public ReconcilingController, public ReportSink {
  public:
-  // Registers for the kind's reports when it has reports_to_metrics and context.reports is set.
+  // Registers for the kind's reports when context.reports is set.
   static absl::StatusOr<std::unique_ptr<InferenceJobController>> Create(
       const ControllerContext& context, const InferenceJobKind& kind,
       job::JobReconcilerOptions options = {});

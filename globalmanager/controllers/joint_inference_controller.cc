@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +17,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/s3_credentials.h"
@@ -56,16 +58,6 @@ const Json& SpecOf(const Json& object, const char* worker) {
   return spec != nullptr && spec->is_object() ? *spec : kEmpty;
 }
 
-// Only what placement reads: a Node heartbeat must not enqueue every service.
-bool PlacementRelevantChange(const Json& before, const Json& after) {
-  for (const char* path : {"metadata.labels", "spec.taints", "metadata.deletionTimestamp"}) {
-    const Json* a = kube::FindPath(before, path);
-    const Json* b = kube::FindPath(after, path);
-    if ((a == nullptr) != (b == nullptr) || (a != nullptr && *a != *b)) return true;
-  }
-  return false;
-}
-
 std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(items, "; "); }
 
 v1::Resource EdgeResource(const Json& object, const api::JointInferenceService& service,
@@ -92,16 +84,11 @@ v1::Resource EdgeResource(const Json& object, const api::JointInferenceService& 
 
 absl::StatusOr<std::unique_ptr<JointInferenceController>> JointInferenceController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError(
-        "JointInferenceController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("JointInferenceController"));
   std::unique_ptr<JointInferenceController> controller(new JointInferenceController(context));
   RETURN_IF_ERROR(controller->services_->AddIndexers(
       {{kModelIndex, [](const Json& object) { return ModelKeys(object); }}}));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 
@@ -117,26 +104,10 @@ JointInferenceController::JointInferenceController(const ControllerContext& cont
   services_ = Watch(Services());
 
   models_ = Read(api::resources::Models());
-  kube::ResourceEventHandlerFuncs on_model;
-  on_model.on_add = [this](const kube::ObjectPtr& model) { EnqueueModelReferrers(*model); };
-  on_model.on_update = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    if (before->value("spec", Json()) != after->value("spec", Json())) {
-      EnqueueModelReferrers(*after);
-    }
-  };
-  on_model.on_delete = [this](const kube::DeletedObject& deleted) {
-    EnqueueModelReferrers(*kube::LastKnownState(deleted));
-  };
-  models_->AddEventHandler(std::move(on_model));
-
+  models_->AddEventHandler(
+      OnSpecChange([this](const kube::ObjectPtr& model) { EnqueueModelReferrers(*model); }));
   nodes_ = Read(kube::resources::Nodes());
-  kube::ResourceEventHandlerFuncs on_node;
-  on_node.on_add = [this](const kube::ObjectPtr&) { EnqueueSelectingServices(); };
-  on_node.on_update = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    if (PlacementRelevantChange(*before, *after)) EnqueueSelectingServices();
-  };
-  on_node.on_delete = [this](const kube::DeletedObject&) { EnqueueSelectingServices(); };
-  nodes_->AddEventHandler(std::move(on_node));
+  nodes_->AddEventHandler(OnPlacementChange([this] { EnqueueSelectingServices(); }));
 }
 
 // Workers call Reconcile on this object: stop them before the members go away.
@@ -287,34 +258,19 @@ absl::Status JointInferenceController::PrimeEdge() {
 }
 
 absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const std::string& key) {
-  absl::StatusOr<kube::ObjectPtr> got = services_->GetLister().GetByKey(key);
-  if (!got.ok()) {
-    if (!absl::IsNotFound(got.status())) return got.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const kube::ObjectPtr& object = *got;
-  if (kube::IsBeingDeleted(*object)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(services_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
 
   Plan plan = MakePlan(*object);
   if (plan.kind == Plan::Kind::kInvalid || plan.kind == Plan::Kind::kWaiting) {
     // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
     // cannot help: the user's edit (or the Model appearing) enqueues the service again.
     const bool invalid = plan.kind == Plan::Kind::kInvalid;
-    JiState state;
-    if (HasWorkers(*object)) {
-      state = StateOf(*object, plan.children);
-    } else {
-      state.phase = std::string(invalid ? api::ji_phases::kFailed : api::ji_phases::kPending);
-      state.reason = std::string(invalid ? kInvalidSpecReason : WaitingReason(plan));
-      state.message = plan.message;
-    }
-    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state,
-                                      invalid ? kInvalidSpecReason : WaitingReason(plan),
-                                      plan.message));
+    RETURN_IF_ERROR(WriteNotReadyPhase(
+        context(), Services(), object, invalid,
+        invalid ? kInvalidSpecReason : WaitingReason(plan), plan.message,
+        HasWorkers(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
     // Secrets are not watched: a Secret problem is looked at again after a while.
     if (!plan.reason.empty()) {
       return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
@@ -340,19 +296,8 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     for (const std::string& node : plan.children.edge_nodes) needs.push_back({model_key, node});
     context().models->SetRequirements(Requester(key), needs);
   }
-  JiState state = StateOf(*object, plan.children);
-  if (!problems.empty()) {
-    // The children cannot be had as the spec says: the user must act (SpecValid=False).
-    if (state.phase != api::ji_phases::kRunning) {
-      state.phase = std::string(api::ji_phases::kFailed);
-      state.reason = std::string(kInvalidSpecReason);
-      state.message = Lines(problems);
-    }
-    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, kInvalidSpecReason,
-                                      Lines(problems)));
-  } else {
-    RETURN_IF_ERROR(WriteServicePhase(context(), Services(), object, state, "", ""));
-  }
+  RETURN_IF_ERROR(
+      WriteSyncedPhase(context(), Services(), object, StateOf(*object, plan.children), problems));
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
 }

@@ -46,13 +46,9 @@ std::vector<std::string> AnnotatedNodes(const Json& object) {
 
 absl::StatusOr<std::unique_ptr<ModelController>> ModelController::Create(
     const ControllerContext& context) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr) {
-    return absl::InvalidArgumentError("ModelController: client, informers and edge are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("ModelController"));
   std::unique_ptr<ModelController> controller(new ModelController(context));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(kKind), controller.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
 }
 
@@ -164,8 +160,11 @@ void ModelController::Changed(const std::set<std::string>& keys) {
 
 absl::Status ModelController::PrimeEdge() {
   for (const kube::ObjectPtr& object : models_->GetLister().List()) {
-    // An unusable Secret leaves the Model unplaced; its reconcile reports it.
-    absl::StatusOr<std::optional<CredentialProblem>> problem = RefreshCredential(*object);
+    // An unusable Secret leaves the Model unplaced; its reconcile reports it (an invalid spec too).
+    std::vector<kube::StatusCause> causes;
+    std::optional<api::ModelSpec> spec = SpecOf(*object, &causes);
+    if (!spec.has_value()) continue;
+    absl::StatusOr<std::optional<CredentialProblem>> problem = RefreshCredential(*object, *spec);
     if (!problem.ok()) LOG(WARNING) << "model " << kube::Key(*object) << ": " << problem.status();
   }
   absl::MutexLock lock(&mu_);
@@ -179,12 +178,11 @@ absl::Status ModelController::PrimeEdge() {
 }
 
 absl::StatusOr<std::optional<CredentialProblem>> ModelController::RefreshCredential(
-    const Json& object) {
+    const Json& object, const api::ModelSpec& spec) {
   const std::string key = kube::Key(object);
   std::optional<CredentialProblem> problem;
   absl::StatusOr<std::optional<SecretCredential>> credential = credential_reader_.ReadFor(
-      kube::Namespace(object), kube::StringAt(object, "spec.url"),
-      kube::StringAt(object, "spec.credentialName"), &problem);
+      kube::Namespace(object), spec.url, spec.credential_name, &problem);
   if (!credential.ok() && !problem.has_value()) return credential.status();
   absl::MutexLock lock(&mu_);
   if (credential.ok()) {
@@ -258,7 +256,7 @@ absl::StatusOr<kube::ReconcileResult> ModelController::Reconcile(const std::stri
     RETURN_IF_ERROR(RecordSpecInvalid(context(), api::resources::Models(), *object, causes));
     return kube::ReconcileResult{};
   }
-  ASSIGN_OR_RETURN(std::optional<CredentialProblem> problem, RefreshCredential(**object));
+  ASSIGN_OR_RETURN(std::optional<CredentialProblem> problem, RefreshCredential(**object, *spec));
   RETURN_IF_ERROR(Place(key));
   const bool has_credential = !spec->credential_name.empty() && s3::IsS3Url(spec->url);
   const kube::ReconcileResult recheck{

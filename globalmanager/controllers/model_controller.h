@@ -94,8 +94,10 @@ class ModelController final : public ReconcilingController,
   // The spec of `object` when it can be sent; else its problems in `causes`.
   static std::optional<api::ModelSpec> SpecOf(const kube::Json& object,
                                               std::vector<kube::StatusCause>* causes);
-  // Reads the credential `object` names into credentials_ (or erases it); the problem, if any.
-  absl::StatusOr<std::optional<CredentialProblem>> RefreshCredential(const kube::Json& object)
+  // Reads the credential `spec` (of `object`) names into credentials_ (or erases it); the
+  // problem, if any.
+  absl::StatusOr<std::optional<CredentialProblem>> RefreshCredential(const kube::Json& object,
+                                                                     const api::ModelSpec& spec)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Brings the registry in line with the Model in the cache and the current needs.
   absl::Status Place(const std::string& key);

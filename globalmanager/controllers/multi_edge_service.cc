@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/api/json_fields.h"
 #include "common/api/multi_edge_common.h"
 #include "common/api/sedna_contract.h"
@@ -14,6 +14,7 @@
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -29,8 +30,6 @@ constexpr char kModelIndex[] = "multiedge-models";
 std::string HashOf(const Json& object) {
   return kube::Annotation(object, kTemplateHashAnnotation).value_or("");
 }
-
-std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(items, "; "); }
 
 // What a child kind is called in Events and messages.
 std::string KindOf(const kube::Resource& resource) { return resource.kind; }
@@ -54,23 +53,10 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
   k8s_services_ = WatchOwned(kube::resources::Services(), kind);
   if (info_.owns_pods) pods_ = WatchOwned(kube::resources::Pods(), kind);
   nodes_ = Read(kube::resources::Nodes());
-  kube::ResourceEventHandlerFuncs on_node;
   // A node appearing, changing labels or going away may change where pinned workers are.
-  auto enqueue_all = [this] {
+  nodes_->AddEventHandler(OnPlacementChange([this] {
     for (const kube::ObjectPtr& s : services_->GetLister().List()) Enqueue(kube::Key(*s));
-  };
-  on_node.on_add = [enqueue_all](const kube::ObjectPtr&) { enqueue_all(); };
-  on_node.on_update = [enqueue_all](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    // Placement reads labels, taints and deletion only: heartbeats and status are ignored.
-    if (kube::Labels(*before) != kube::Labels(*after) ||
-        before->value("spec", Json::object()).value("taints", Json()) !=
-            after->value("spec", Json::object()).value("taints", Json()) ||
-        kube::IsBeingDeleted(*before) != kube::IsBeingDeleted(*after)) {
-      enqueue_all();
-    }
-  };
-  on_node.on_delete = [enqueue_all](const kube::DeletedObject&) { enqueue_all(); };
-  nodes_->AddEventHandler(std::move(on_node));
+  }));
 }
 
 MultiEdgeServiceController::~MultiEdgeServiceController() { Stop(); }
@@ -86,22 +72,12 @@ absl::Status MultiEdgeServiceController::WatchModels(
                                              return keys;
                                            }}}));
   models_ = Read(api::resources::Models());
-  auto enqueue_referrers = [this](const Json& model) {
+  models_->AddEventHandler(OnSpecChange([this](const kube::ObjectPtr& model) {
     absl::StatusOr<std::vector<kube::ObjectPtr>> referrers =
-        services_->GetLister().ByIndex(kModelIndex, kube::Key(model));
+        services_->GetLister().ByIndex(kModelIndex, kube::Key(*model));
     if (!referrers.ok()) return;
     for (const kube::ObjectPtr& s : *referrers) Enqueue(kube::Key(*s));
-  };
-  kube::ResourceEventHandlerFuncs on_model;
-  on_model.on_add = [enqueue_referrers](const kube::ObjectPtr& m) { enqueue_referrers(*m); };
-  on_model.on_update = [enqueue_referrers](const kube::ObjectPtr& before,
-                                           const kube::ObjectPtr& after) {
-    if (before->value("spec", Json()) != after->value("spec", Json())) enqueue_referrers(*after);
-  };
-  on_model.on_delete = [enqueue_referrers](const kube::DeletedObject& deleted) {
-    enqueue_referrers(*kube::LastKnownState(deleted));
-  };
-  models_->AddEventHandler(std::move(on_model));
+  }));
   return absl::OkStatus();
 }
 
@@ -216,35 +192,19 @@ absl::Status MultiEdgeServiceController::PrimeEdge() {
 
 absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     const std::string& key) {
-  absl::StatusOr<kube::ObjectPtr> got = services_->GetLister().GetByKey(key);
-  if (!got.ok()) {
-    if (!absl::IsNotFound(got.status())) return got.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  const kube::ObjectPtr& object = *got;
-  if (kube::IsBeingDeleted(*object)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(services_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
 
   ServicePlan plan = MakePlan(*object);
   if (plan.kind != ServicePlan::Kind::kReady) {
     // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
     // cannot help: the user's edit (or the Model appearing) enqueues the service again.
     const bool invalid = plan.kind == ServicePlan::Kind::kInvalid;
-    const std::string_view reason = invalid ? kInvalidSpecReason : reasons::kModelNotFound;
-    ServiceState state;
-    if (HasChildren(*object)) {
-      state = StateOf(*object, plan.children);
-    } else {
-      state.phase =
-          std::string(invalid ? api::service_phases::kFailed : api::service_phases::kPending);
-      state.reason = std::string(reason);
-      state.message = plan.message;
-    }
-    RETURN_IF_ERROR(
-        WriteServicePhase(context(), *info_.resource, object, state, reason, plan.message));
+    RETURN_IF_ERROR(WriteNotReadyPhase(
+        context(), *info_.resource, object, invalid,
+        invalid ? kInvalidSpecReason : reasons::kModelNotFound, plan.message,
+        HasChildren(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
     return kube::ReconcileResult{};
   }
 
@@ -260,18 +220,8 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
   if (context().models != nullptr) {
     context().models->SetRequirements(Requester(key), plan.children.model_needs);
   }
-  ServiceState state = StateOf(*object, plan.children);
-  if (!problems.empty()) {
-    if (state.phase != api::service_phases::kRunning) {
-      state.phase = std::string(api::service_phases::kFailed);
-      state.reason = std::string(kInvalidSpecReason);
-      state.message = Lines(problems);
-    }
-    RETURN_IF_ERROR(WriteServicePhase(context(), *info_.resource, object, state, kInvalidSpecReason,
-                                      Lines(problems)));
-  } else {
-    RETURN_IF_ERROR(WriteServicePhase(context(), *info_.resource, object, state, "", ""));
-  }
+  RETURN_IF_ERROR(WriteSyncedPhase(context(), *info_.resource, object,
+                                   StateOf(*object, plan.children), problems));
   RETURN_IF_ERROR(synced);
   return kube::ReconcileResult{};
 }

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/kube/object.h"
+#include "common/status/macros.h"
 #include "globalmanager/controllers/controller_metrics.h"
 
 namespace nereid::gm {
@@ -86,6 +88,16 @@ absl::Status ForwardingController::Start() {
 
 absl::StatusOr<kube::ReconcileResult> ForwardingController::Reconcile(const std::string& key) {
   return reconciler_->Reconcile(key);
+}
+
+absl::StatusOr<kube::ObjectPtr> ReconcilingController::LiveOrForget(
+    kube::SharedInformer* informer, const std::string& key,
+    const std::function<absl::Status()>& forget) {
+  absl::StatusOr<kube::ObjectPtr> cached = informer->GetLister().GetByKey(key);
+  if (cached.ok() && !kube::IsBeingDeleted(**cached)) return cached;
+  if (!cached.ok() && !absl::IsNotFound(cached.status())) return cached.status();
+  RETURN_IF_ERROR(forget());
+  return kube::ObjectPtr();
 }
 
 }  // namespace nereid::gm

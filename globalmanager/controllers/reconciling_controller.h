@@ -22,6 +22,7 @@
 // call the virtual Reconcile). A reconciler built elsewhere (a kube::Reconciler, e.g. the
 // DistributedJob controller of common/job) runs through ForwardingController.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,13 @@ class ReconcilingController : public GmController {
   }
   kube::Controller& runner() { return runner_; }
   const ControllerContext& context() const { return context_; }
+
+  // The start of a Reconcile: the object `key` as `informer` caches it, or null when it is gone or
+  // being deleted — then `forget` has run (withdraw it from the edge, drop what is remembered of
+  // it). A cache error or `forget`'s error is returned.
+  static absl::StatusOr<kube::ObjectPtr> LiveOrForget(kube::SharedInformer* informer,
+                                                      const std::string& key,
+                                                      const std::function<absl::Status()>& forget);
 
  protected:
   virtual absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) = 0;

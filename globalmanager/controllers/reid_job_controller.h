@@ -3,7 +3,8 @@
 // ReidJob controller: an offline re-identification worker pod, run as a job by the common job
 // library, and the Service "<job>-reid" on port 5000 that Sedna's ReID workers expect (Sedna never
 // creates it). Everything but the kind's spec is InferenceJobController's
-// (inference_job_controller.h). ReidJob has no upstream: its workers' reports are not taken.
+// (inference_job_controller.h). Its workers' reports are accepted from the nodes the job is on
+// and not recorded: Sedna's ReidJob status has no metrics, and its upstream does nothing.
 
 #include <memory>
 

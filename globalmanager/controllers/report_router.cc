@@ -33,6 +33,12 @@ ReportOutcome ReportWriteFailure(std::string_view what, std::string_view key, st
   return ReportOutcome::Retry(kube::IsConflict(s) ? "Conflict" : "ApiError",
                               std::string(s.message()));
 }
+absl::Status RegisterReportSink(const ControllerContext& context, std::string_view kind,
+                                ReportSink* sink) {
+  if (context.reports == nullptr) return absl::OkStatus();
+  return context.reports->Register(std::string(kind), sink);
+}
+
 namespace {
 
 ControllerMetrics::ReportResult ResultOf(const ReportOutcome& outcome) {

@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/time/clock.h"
+#include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/controller_metrics.h"
 #include "globalmanager/edgehub/report_handler.h"
 #include "nereid/edge/v1/status.pb.h"
@@ -54,6 +55,11 @@ ReportOutcome RejectedPayload(const edge::v1::StatusReport& report, std::string_
 // `what` and `key` name the object in the log ("dataset", "ns/name").
 ReportOutcome ReportWriteFailure(std::string_view what, std::string_view key, std::string_view node,
                                  const edge::v1::StatusReport& report, const absl::Status& s);
+
+// Registers `sink` for the reports about `kind` with the context's router; nothing to do without
+// one (a GM without an edge hub, unit tests that call HandleReport directly).
+absl::Status RegisterReportSink(const ControllerContext& context, std::string_view kind,
+                                ReportSink* sink);
 
 class ReportRouter final : public ReportHandler {
  public:

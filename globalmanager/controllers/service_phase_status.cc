@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "common/api/common_types.h"
 #include "common/api/joint_inference_service.h"
 #include "common/api/sedna_contract.h"
@@ -97,6 +98,34 @@ absl::Status WriteServicePhase(const ControllerContext& context, const kube::Res
                 state.message);
   }
   return absl::OkStatus();
+}
+
+absl::Status WriteNotReadyPhase(const ControllerContext& context, const kube::Resource& resource,
+                                const kube::ObjectPtr& object, bool invalid,
+                                std::string_view reason, const std::string& message,
+                                const std::optional<ServicePhaseState>& children) {
+  ServicePhaseState state;
+  if (children.has_value()) {
+    state = *children;
+  } else {
+    state.phase = std::string(invalid ? api::ji_phases::kFailed : api::ji_phases::kPending);
+    state.reason = std::string(reason);
+    state.message = message;
+  }
+  return WriteServicePhase(context, resource, object, state, reason, message);
+}
+
+absl::Status WriteSyncedPhase(const ControllerContext& context, const kube::Resource& resource,
+                              const kube::ObjectPtr& object, ServicePhaseState state,
+                              const std::vector<std::string>& problems) {
+  if (problems.empty()) return WriteServicePhase(context, resource, object, state, "", "");
+  const std::string message = absl::StrJoin(problems, "; ");
+  if (state.phase != api::ji_phases::kRunning) {
+    state.phase = std::string(api::ji_phases::kFailed);
+    state.reason = std::string(kInvalidSpecReason);
+    state.message = message;
+  }
+  return WriteServicePhase(context, resource, object, state, kInvalidSpecReason, message);
 }
 
 }  // namespace nereid::gm

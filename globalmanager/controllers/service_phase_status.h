@@ -13,7 +13,10 @@
 // (AnnounceSpecInvalid), and on a phase change a log line and the Events Running, Recovered (from
 // Failed) or WorkerFailed. An object that is gone meanwhile is not an error.
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "common/kube/object.h"
@@ -26,5 +29,21 @@ namespace nereid::gm {
 absl::Status WriteServicePhase(const ControllerContext& context, const kube::Resource& resource,
                                const kube::ObjectPtr& object, const ServicePhaseState& state,
                                std::string_view spec_reason, std::string_view spec_message);
+
+// The phase write of a service whose spec cannot run now (`invalid`, or waiting: `reason` says
+// for what). Nothing is created or changed, so a service with children from an earlier valid spec
+// shows what they do (`children`); one without is Failed (invalid) or Pending, with `reason` and
+// `message`. SpecValid gets the same reason and message.
+absl::Status WriteNotReadyPhase(const ControllerContext& context, const kube::Resource& resource,
+                                const kube::ObjectPtr& object, bool invalid,
+                                std::string_view reason, const std::string& message,
+                                const std::optional<ServicePhaseState>& children);
+
+// The phase write after the children were synced into `state`: `problems` (children that cannot be
+// had as the spec says: the user must act) make SpecValid False with them and, unless the service
+// runs anyway, the phase Failed/InvalidSpec.
+absl::Status WriteSyncedPhase(const ControllerContext& context, const kube::Resource& resource,
+                              const kube::ObjectPtr& object, ServicePhaseState state,
+                              const std::vector<std::string>& problems);
 
 }  // namespace nereid::gm

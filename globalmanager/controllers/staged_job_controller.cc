@@ -19,6 +19,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -48,11 +49,8 @@ constexpr std::string_view kModelNotFound = "ModelNotFound";
 
 absl::StatusOr<std::unique_ptr<StagedJobController>> StagedJobController::Create(
     const ControllerContext& context, std::unique_ptr<StagedKind> kind, StagedJobOptions options) {
-  if (context.client == nullptr || context.informers == nullptr || context.edge == nullptr ||
-      kind == nullptr) {
-    return absl::InvalidArgumentError(
-        "StagedJobController: client, informers, edge and a kind are required");
-  }
+  RETURN_IF_ERROR(context.RequireClientInformersEdge("StagedJobController"));
+  if (kind == nullptr) return absl::InvalidArgumentError("StagedJobController: a kind is required");
   std::unique_ptr<StagedJobController> c(
       new StagedJobController(context, std::move(kind), std::move(options)));
   // Which jobs refer to a Dataset / Model, from the parsed spec (a malformed one as far as it
@@ -74,31 +72,18 @@ absl::StatusOr<std::unique_ptr<StagedJobController>> StagedJobController::Create
     return keys;
   };
   RETURN_IF_ERROR(c->jobs_->AddIndexers(std::move(indexers)));
-  auto referrers = [raw = c.get()](const char* index) {
-    kube::ResourceEventHandlerFuncs funcs;
-    funcs.on_add = [raw, index](const ObjectPtr& obj) { raw->EnqueueReferrers(index, obj); };
-    funcs.on_update = [raw, index](const ObjectPtr& old_obj, const ObjectPtr& new_obj) {
-      // Spec changes only: Datasets get a status write per count.
-      if (kube::Generation(*old_obj) != kube::Generation(*new_obj) ||
-          kube::FindPath(*old_obj, "spec") == nullptr ||
-          *kube::FindPath(*old_obj, "spec") != *kube::FindPath(*new_obj, "spec")) {
-        raw->EnqueueReferrers(index, new_obj);
-      }
-    };
-    funcs.on_delete = [raw, index](const kube::DeletedObject& deleted) {
-      if (ObjectPtr obj = kube::LastKnownState(deleted)) raw->EnqueueReferrers(index, obj);
-    };
-    return funcs;
-  };
-  c->datasets_->AddEventHandler(referrers(kDatasetIndex));
-  c->models_->AddEventHandler(referrers(kModelIndex));
+  // A Dataset or Model a job refers to appeared, changed its spec or went away (not a Dataset's
+  // count reports).
+  StagedJobController* raw = c.get();
+  c->datasets_->AddEventHandler(
+      OnSpecChange([raw](const ObjectPtr& obj) { raw->EnqueueReferrers(kDatasetIndex, obj); }));
+  c->models_->AddEventHandler(
+      OnSpecChange([raw](const ObjectPtr& obj) { raw->EnqueueReferrers(kModelIndex, obj); }));
   c->pods_->AddEventHandler(
       job::ObservingOwnerHandler(&c->runner(), std::string(c->kind_->kind()), &c->expectations_));
   c->services_->AddEventHandler(
       job::ObservingOwnerHandler(&c->runner(), std::string(c->kind_->kind()), &c->expectations_));
-  if (context.reports != nullptr) {
-    RETURN_IF_ERROR(context.reports->Register(std::string(c->kind_->kind()), c.get()));
-  }
+  RETURN_IF_ERROR(RegisterReportSink(context, c->kind_->kind(), c.get()));
   return c;
 }
 
@@ -233,34 +218,27 @@ absl::Status StagedJobController::RecordNotRunnable(const std::string& key,
 }
 
 absl::StatusOr<kube::ReconcileResult> StagedJobController::Reconcile(const std::string& key) {
-  absl::StatusOr<ObjectPtr> object = jobs_->GetLister().GetByKey(key);
-  if (!object.ok()) {
-    if (!absl::IsNotFound(object.status())) return object.status();
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
-  if (kube::IsBeingDeleted(**object)) {
-    RETURN_IF_ERROR(Forget(key));
-    return kube::ReconcileResult{};
-  }
+  ASSIGN_OR_RETURN(const kube::ObjectPtr object,
+                   LiveOrForget(jobs_, key, [&] { return Forget(key); }));
+  if (object == nullptr) return kube::ReconcileResult{};
   std::vector<kube::StatusCause> causes;
-  StagedJob job = ParseAndCheck(**object, &causes);
+  StagedJob job = ParseAndCheck(*object, &causes);
   if (!causes.empty()) {
-    RETURN_IF_ERROR(RecordNotRunnable(key, *object, kInvalidSpecReason, api::FormatCauses(causes)));
+    RETURN_IF_ERROR(RecordNotRunnable(key, object, kInvalidSpecReason, api::FormatCauses(causes)));
     return kube::ReconcileResult{};
   }
   StagedRefs refs;
   std::string reason;
   std::string message;
   if (!Resolve(job, &refs, &reason, &message)) {
-    RETURN_IF_ERROR(RecordNotRunnable(key, *object, reason, message));
+    RETURN_IF_ERROR(RecordNotRunnable(key, object, reason, message));
     return kube::ReconcileResult{};
   }
-  if (!expectations_.Satisfied(key, kube::ResourceVersion(**object))) {
+  if (!expectations_.Satisfied(key, kube::ResourceVersion(*object))) {
     LOG(DEBUG) << kind_->kind() << " " << key << ": waiting for the caches to catch up";
     return kube::ReconcileResult{.requeue_after = expectations_.TimeToExpiry(key)};
   }
-  Pass pass(this, key, *object, std::move(job), std::move(refs));
+  Pass pass(this, key, object, std::move(job), std::move(refs));
   return pass.Run();
 }
 

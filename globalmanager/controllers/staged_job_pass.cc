@@ -7,6 +7,7 @@
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/job/event_reasons.h"
+#include "common/job/expected_delete.h"
 #include "common/job/pod_builder.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
@@ -97,13 +98,9 @@ void StagedJobController::Pass::Event(kube::EventType type, std::string_view rea
 
 absl::Status StagedJobController::Pass::DeletePod(const Json& pod, std::string_view why) {
   if (kube::IsBeingDeleted(pod)) return absl::OkStatus();
-  c_->expectations_.ExpectDeletion(key_, kube::Uid(pod));
-  kube::DeleteOptions options;
-  options.precondition_uid = kube::Uid(pod);
-  absl::Status s =
-      c_->context().client->Delete(kube::resources::Pods(), id_.ns, kube::Name(pod), options);
+  absl::Status s = job::DeleteExpected(*c_->context().client, c_->expectations_, key_,
+                                       kube::resources::Pods(), pod);
   if (!s.ok()) {
-    c_->expectations_.DeletionObserved(key_, kube::Uid(pod));
     if (absl::IsNotFound(s)) return absl::OkStatus();
     Event(kube::EventType::kWarning, job::event_reasons::kFailedDeletePod,
           absl::StrCat("Error deleting pod ", kube::Name(pod), ": ", s.message()));

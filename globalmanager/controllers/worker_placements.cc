@@ -1,9 +1,11 @@
 #include "globalmanager/controllers/worker_placements.h"
 
+#include <iterator>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "common/api/sedna_contract.h"
 #include "common/net/edge_protocol.h"
-#include "common/status/macros.h"
 #include "globalmanager/controllers/edge_objects.h"
 
 namespace nereid::gm {
@@ -11,9 +13,10 @@ namespace {
 
 namespace v1 = edge::v1;
 
-v1::ObjectRef WorkerRef(const std::string& ns, const std::string& name, const std::string& uid) {
+v1::ObjectRef Ref(std::string_view kind, const std::string& ns, const std::string& name,
+                  const std::string& uid) {
   v1::ObjectRef ref;
-  ref.set_kind(std::string(net::kKindWorker));
+  ref.set_kind(std::string(kind));
   ref.set_namespace_(ns);
   ref.set_name(name);
   ref.set_uid(uid);
@@ -24,17 +27,13 @@ v1::ObjectRef WorkerRef(const std::string& ns, const std::string& name, const st
 
 WorkerPlacements::WorkerPlacements(EdgeDispatcher* edge, std::string_view job_kind,
                                    OwnerSpecFn owner_spec)
-    : edge_(edge), job_kind_(job_kind), owner_spec_(std::move(owner_spec)) {}
+    : job_kind_(job_kind),
+      owner_spec_(std::move(owner_spec)),
+      owners_(edge, api::LowerKind(job_kind)),
+      workers_(edge, absl::StrCat(api::LowerKind(job_kind), " worker")) {}
 
-v1::ObjectRef WorkerPlacements::OwnerRef(const std::string& key, const std::string& uid) const {
-  std::string ns, name;
-  kube::SplitKey(key, &ns, &name);
-  v1::ObjectRef ref;
-  ref.set_kind(job_kind_);
-  ref.set_namespace_(ns);
-  ref.set_name(name);
-  ref.set_uid(uid);
-  return ref;
+std::string WorkerPlacements::WorkerKey(const std::string& key, const std::string& name) {
+  return absl::StrCat(key, "/", name);  // Neither a key's name nor a worker name has a '/'.
 }
 
 absl::Status WorkerPlacements::Sync(const std::string& key, const kube::Json& object,
@@ -42,83 +41,79 @@ absl::Status WorkerPlacements::Sync(const std::string& key, const kube::Json& ob
   const std::string ns = kube::Namespace(object);
   const std::string uid = kube::Uid(object);
   const std::string version = EdgeVersion(object);
-  std::map<std::string, std::map<std::string, const EdgeWorker*>> want;  // node → name → worker
-  for (const EdgeWorker& w : workers) want[w.node][w.name] = &w;
-  absl::MutexLock lock(&mu_);
-  Placed& placed = placed_[key];
-  const bool same_object = placed.uid == uid && placed.version == version;
-  for (const auto& [node, names] : placed.workers) {
-    auto n = want.find(node);
-    for (const std::string& name : names) {
-      if (n != want.end() && n->second.count(name) > 0 && placed.uid == uid) continue;
-      RETURN_IF_ERROR(edge_->Remove(node, WorkerRef(placed.ns, name, placed.uid)));
-    }
-    if (owner_spec_ != nullptr && (n == want.end() || placed.uid != uid)) {
-      RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, placed.uid)));
-    }
-  }
-  std::map<std::string, std::set<std::string>> now_placed;
-  for (const auto& [node, names] : want) {
-    if (owner_spec_ != nullptr && (!same_object || placed.workers.count(node) == 0)) {
-      v1::Resource owner;
-      *owner.mutable_ref() = OwnerRef(key, uid);
+  std::map<std::string, std::map<std::string, v1::Resource>> wanted;  // name → node → resource
+  std::map<std::string, v1::Resource> owners;                         // node → the service
+  for (const EdgeWorker& w : workers) {
+    v1::Resource& resource = wanted[w.name][w.node];
+    *resource.mutable_ref() = Ref(net::kKindWorker, ns, w.name, uid);
+    resource.set_version(version);
+    v1::WorkerSpec* spec = resource.mutable_worker();
+    spec->set_job_kind(job_kind_);
+    spec->set_job_name(kube::Name(object));
+    spec->set_worker_type(w.worker_type);
+    spec->set_node_name(w.node);
+    if (owner_spec_ != nullptr && !owners.contains(w.node)) {
+      v1::Resource& owner = owners[w.node];
+      *owner.mutable_ref() = Ref(job_kind_, ns, kube::Name(object), uid);
       owner.set_version(version);
-      owner_spec_(node, &owner);
-      RETURN_IF_ERROR(edge_->Upsert(node, owner));
-    }
-    for (const auto& [name, worker] : names) {
-      now_placed[node].insert(name);
-      auto held = placed.workers.find(node);
-      if (same_object && held != placed.workers.end() && held->second.count(name) > 0) continue;
-      v1::Resource resource;
-      *resource.mutable_ref() = WorkerRef(ns, name, uid);
-      resource.set_version(version);
-      v1::WorkerSpec* spec = resource.mutable_worker();
-      spec->set_job_kind(job_kind_);
-      spec->set_job_name(kube::Name(object));
-      spec->set_worker_type(worker->worker_type);
-      spec->set_node_name(node);
-      RETURN_IF_ERROR(edge_->Upsert(node, resource));
+      owner_spec_(w.node, &owner);
     }
   }
-  placed.workers = std::move(now_placed);
-  placed.ns = ns;
-  placed.uid = uid;
-  placed.version = version;
-  if (placed.workers.empty()) placed_.erase(key);
-  return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  std::set<std::string>& names = names_[key];
+  absl::Status first;
+  // Workers no longer listed first, then the service, then the workers (as a node learns them).
+  for (auto it = names.begin(); it != names.end();) {
+    if (wanted.contains(*it)) {
+      ++it;
+      continue;
+    }
+    first.Update(workers_.Forget(WorkerKey(key, *it)));
+    it = workers_.Nodes(WorkerKey(key, *it)).empty() ? names.erase(it) : std::next(it);
+  }
+  if (owner_spec_ != nullptr) first.Update(owners_.Sync(key, owners));
+  for (const auto& [name, resources] : wanted) {
+    first.Update(workers_.Sync(WorkerKey(key, name), resources));
+    names.insert(name);
+  }
+  if (names.empty()) names_.erase(key);
+  return first;
 }
 
 absl::Status WorkerPlacements::Forget(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return absl::OkStatus();
-  for (const auto& [node, names] : it->second.workers) {
-    for (const std::string& name : names) {
-      RETURN_IF_ERROR(edge_->Remove(node, WorkerRef(it->second.ns, name, it->second.uid)));
-    }
-    if (owner_spec_ != nullptr) RETURN_IF_ERROR(edge_->Remove(node, OwnerRef(key, it->second.uid)));
+  auto it = names_.find(key);
+  absl::Status first;
+  if (owner_spec_ != nullptr) first.Update(owners_.Forget(key));
+  if (it == names_.end()) return first;
+  for (auto name = it->second.begin(); name != it->second.end();) {
+    first.Update(workers_.Forget(WorkerKey(key, *name)));
+    name = workers_.Nodes(WorkerKey(key, *name)).empty() ? it->second.erase(name)
+                                                          : std::next(name);
   }
-  placed_.erase(it);
-  return absl::OkStatus();
+  if (it->second.empty()) names_.erase(it);
+  return first;
 }
 
 std::vector<std::string> WorkerPlacements::Nodes(const std::string& key) const {
   absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return {};
-  std::vector<std::string> nodes;
-  for (const auto& [node, names] : it->second.workers) nodes.push_back(node);
-  return nodes;
+  auto it = names_.find(key);
+  if (it == names_.end()) return {};
+  std::set<std::string> nodes;
+  for (const std::string& name : it->second) nodes.merge(workers_.Nodes(WorkerKey(key, name)));
+  return {nodes.begin(), nodes.end()};
 }
 
 bool WorkerPlacements::Holds(const std::string& key, std::string_view node,
                              std::string_view uid) const {
   absl::MutexLock lock(&mu_);
-  auto it = placed_.find(key);
-  if (it == placed_.end()) return false;
-  if (!uid.empty() && it->second.uid != uid) return false;
-  return it->second.workers.count(std::string(node)) > 0;
+  auto it = names_.find(key);
+  if (it == names_.end()) return false;
+  for (const std::string& name : it->second) {
+    const std::string worker = WorkerKey(key, name);
+    if (workers_.Holds(worker, node) && (uid.empty() || workers_.Uid(worker) == uid)) return true;
+  }
+  return false;
 }
 
 }  // namespace nereid::gm

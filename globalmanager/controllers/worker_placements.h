@@ -1,12 +1,12 @@
 #pragma once
 
-// WorkerPlacements: which edge nodes hold which workers of a multi-edge service, announced to the
-// nodes' LocalControllers as Worker resources (ref {Worker, namespace, worker name, service uid},
-// WorkerSpec {job kind, job name, worker type, node}). Sync makes exactly the given workers held
-// (a node is sent a worker again only when the service's version or uid changed) and tells nodes
-// to drop what is no longer listed; Forget drops everything of a service. Thread-safe; the
-// dispatcher is called under the lock (it never blocks on a stream). With an OwnerSpecFn the
-// service itself is announced to the same nodes.
+// WorkerPlacements: the workers of a multi-edge service announced to their nodes' LocalControllers
+// as Worker resources (ref {Worker, namespace, worker name, service uid}, WorkerSpec {job kind,
+// job name, worker type, node}), and with an OwnerSpecFn the service itself to the same nodes.
+// What each node holds is kept by EdgePlacements (edge_placements.h), one record per worker and
+// one for the service: this class only builds those resources and remembers which workers a
+// service has, so that Sync drops the ones no longer listed and Forget drops them all. A node is
+// sent a worker again only when the service's version or uid changed. Thread-safe.
 
 #include <functional>
 #include <map>
@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/kube/object.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
+#include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/multi_edge_workers.h"
 #include "nereid/edge/v1/resources.pb.h"
 
@@ -46,21 +47,15 @@ class WorkerPlacements {
   bool Holds(const std::string& key, std::string_view node, std::string_view uid) const;
 
  private:
-  struct Placed {
-    std::string ns;
-    std::string uid;
-    std::string version;
-    std::map<std::string, std::set<std::string>> workers;  // node → worker names
-  };
+  // The EdgePlacements key of the worker `name` of the service `key`.
+  static std::string WorkerKey(const std::string& key, const std::string& name);
 
-  // The service `key` itself, as sent for `uid`.
-  edge::v1::ObjectRef OwnerRef(const std::string& key, const std::string& uid) const;
-
-  EdgeDispatcher* const edge_;
   const std::string job_kind_;
   const OwnerSpecFn owner_spec_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  EdgePlacements owners_;   // The services themselves (with an OwnerSpecFn), by service key.
+  EdgePlacements workers_;  // Each worker, by WorkerKey.
+  mutable absl::Mutex mu_;  // Serializes Sync/Forget of a service; guards names_.
+  std::map<std::string, std::set<std::string>> names_ ABSL_GUARDED_BY(mu_);  // key → workers
 };
 
 }  // namespace nereid::gm

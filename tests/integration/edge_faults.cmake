@@ -1,4 +1,4 @@
-# Fault injection on the GM <-> LC link (issue 12 §2): devapiserver + the globalmanager binary + a
+# Fault injection on the GM <-> LC link: devapiserver + the globalmanager binary + a
 # localcontroller binary with a FaultProxy between them (blackhole beyond the keepalive, repeated
 # resets), driven by kubectl (needs kubectl; skipped like the tests above without it).
 nereid_integration_test(edge_faults_test PROCESSES TIMEOUT 240

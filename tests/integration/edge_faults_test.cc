@@ -1,4 +1,4 @@
-// Integration, fault injection on the GM ↔ LC link (issue 12 §2): the real `globalmanager` and
+// Integration, fault injection on the GM ↔ LC link: the real `globalmanager` and
 // `localcontroller` binaries with a FaultProxy (tests/support/fault_proxy.h) between them, driven
 // by kubectl against devapiserver:
 //   - the link blackholed for longer than the keepalive while a dataset grows on the node and

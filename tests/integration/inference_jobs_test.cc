@@ -8,13 +8,17 @@
 //   lands in status.metrics; deleting the job collects its children.
 //   FeatureExtractionService (examples/feature-extraction-service.yaml, node adapted): a worker's
 //   report through the LC's REST lands in status.metrics.
+//   ObjectSearchService, ObjectTrackingService (their examples, node adapted): the GM binary
+//   creates their reid Deployments and tracking pods; `kubectl get objs,objt` shows Pending.
 //   ReidJob (examples/reid-job.yaml adapted, backoffLimit 0): pod and the Service 5000 Sedna
-//   forgets; a failed pod fails the job with BackoffLimitExceeded; restartPolicy Always is refused.
+//   forgets; a worker's report through the LC is accepted and writes no status; a failed pod fails
+//   the job with BackoffLimitExceeded; restartPolicy Always is refused.
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -122,6 +126,20 @@ std::string EnvOf(const Json& pod, const std::string& name) {
   return "<unset>";
 }
 
+// The body a Sedna worker POSTs to its LC's /sedna/workers/<name>/info.
+std::string WorkerReportBody(const std::string& worker, const std::string& owner,
+                             const std::string& owner_kind, const Json& owner_info) {
+  return Json{{"name", worker},
+              {"namespace", "default"},
+              {"ownerName", owner},
+              {"ownerKind", owner_kind},
+              {"kind", "inference"},
+              {"status", "running"},
+              {"ownerInfo", owner_info},
+              {"results", Json::array()}}
+      .dump();
+}
+
 TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC over mTLS",
           "[integration][inference-jobs]") {
   EdgeCluster cluster({kServerBin, kGmBin, kLcBin, kKubectl, kSourceDir}, "inference-jobs-");
@@ -176,16 +194,9 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     CHECK(row[2] == "1");
 
     // The worker reports through its node's LC; the GM writes status.metrics.
-    const std::string report =
-        Json{{"name", EnvOf(pod, "WORKER_NAME")},
-             {"namespace", "default"},
-             {"ownerName", "video-analytics"},
-             {"ownerKind", "videoanalyticsjob"},
-             {"kind", "inference"},
-             {"status", "running"},
-             {"ownerInfo", {{"fps", 5}, {"pedestrians", 12}}},
-             {"results", Json::array()}}
-            .dump();
+    const std::string report = WorkerReportBody(EnvOf(pod, "WORKER_NAME"), "video-analytics",
+                                                "videoanalyticsjob",
+                                                {{"fps", 5}, {"pedestrians", 12}});
     HttpReply posted = HttpPost(lc.port, absl::StrCat("/sedna/workers/", EnvOf(pod, "WORKER_NAME"),
                                                       "/info"),
                                 report);
@@ -217,15 +228,8 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     // rejects it, so the worker's latest report is posted again on every poll (as a worker
     // reports periodically).
     const std::string worker = "fe-worker-test";
-    const std::string report = Json{{"name", worker},
-                                    {"namespace", "default"},
-                                    {"ownerName", "feature-extraction"},
-                                    {"ownerKind", "featureextractionservice"},
-                                    {"kind", "inference"},
-                                    {"status", "running"},
-                                    {"ownerInfo", {{"features", 7}}},
-                                    {"results", Json::array()}}
-                                   .dump();
+    const std::string report = WorkerReportBody(worker, "feature-extraction",
+                                                "featureextractionservice", {{"features", 7}});
     const std::string path = absl::StrCat("/sedna/workers/", worker, "/info");
     REQUIRE(testing::WaitFor(
         [&] {
@@ -234,6 +238,31 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
                  Json::parse(R"([{"key":"features","value":"7"}])");
         },
         absl::Seconds(30), kEdgePoll));
+  }
+
+  SECTION("ObjectSearchService and ObjectTrackingService with the GM binary") {
+    // Their lifecycles are covered in depth by multi_edge_integration_test (controllers
+    // in-process); here the daemon's registry runs them: children with Sedna's names, Pending
+    // until the Deployments are available.
+    cluster.Kubectl({"apply", "-f", "-"}, Example("object-search-service.yaml"));
+    cluster.Kubectl({"apply", "-f", "-"}, Example("object-tracking-service.yaml"));
+    for (const auto& [kind, name] : std::vector<std::pair<std::string, std::string>>{
+             {"objectsearchservice", "pedestrian-search"},
+             {"objecttrackingservice", "pedestrian-tracking"}}) {
+      const std::string selector = absl::StrCat(kind, ".sedna.io/name=", name);
+      REQUIRE(testing::WaitFor(
+          [&] {
+            for (const Json& d : jobs.Children("deployments", selector)) {
+              if (d["metadata"]["name"] == name + "-deployment-reidworker") {
+                return !jobs.Children("pods", selector).empty();
+              }
+            }
+            return false;
+          },
+          absl::Seconds(30), kEdgePoll));
+    }
+    REQUIRE(jobs.WaitPhase("objs", "pedestrian-search", "Pending"));
+    REQUIRE(jobs.WaitPhase("objt", "pedestrian-tracking", "Pending"));
   }
 
   SECTION("ReidJob") {
@@ -255,6 +284,26 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
           return false;
         },
         absl::Seconds(30), kEdgePoll));
+
+    // The worker's report through the LC is accepted (reposted until the GM has announced the
+    // job to this node) and writes nothing: ReidJob's status has no metrics.
+    const std::string worker = EnvOf(pods[0], "WORKER_NAME");
+    const std::string report = WorkerReportBody(worker, "reid", "reidjob", {{"persons", 3}});
+    const std::string accepted = R"(nereid_gm_reports_total{kind="ReidJob",outcome="accepted"})";
+    REQUIRE(testing::WaitFor(
+        [&] {
+          if (HttpPost(lc.port, absl::StrCat("/sedna/workers/", worker, "/info"), report).status !=
+              200) {
+            return false;
+          }
+          return testing::MetricValue(cluster.GmMetrics(), accepted) >= 1;
+        },
+        absl::Seconds(30), kEdgePoll));
+    CHECK(testing::MetricValue(cluster.GmMetrics(),
+                               R"(nereid_gm_reports_total{kind="ReidJob",outcome="rejected"})") <=
+          0);
+    CHECK_FALSE(jobs.Status("reid", "reid").contains("metrics"));
+
     jobs.PodPhase("reid-reid-0", "Failed");
     REQUIRE(jobs.WaitPhase("reid", "reid", "Failed"));
     CHECK(jobs.Latest("reid", "reid") == "Failed/BackoffLimitExceeded");

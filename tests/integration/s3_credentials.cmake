@@ -1,4 +1,4 @@
-# S3 credentials end to end (issue 10, GM side): devapiserver + globalmanager + localcontroller over
+# S3 credentials end to end (GM side): devapiserver + globalmanager + localcontroller over
 # mTLS + s3rver, driven by kubectl.
 if(TARGET nereid_test_s3)
   nereid_integration_test(gm_s3_credentials_test PROCESSES TIMEOUT 180

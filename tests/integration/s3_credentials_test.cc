@@ -1,4 +1,4 @@
-// Integration, issue 10 (GM side): devapiserver + the `globalmanager` binary + a `localcontroller`
+// Integration, S3 credentials (GM side): devapiserver + the `globalmanager` binary + a `localcontroller`
 // over mTLS + a real S3 server (s3rver), driven by kubectl:
 //   - a Secret in Sedna's format and an s3:// Dataset naming it → the GM reads the Secret, sends
 //     the credential to the dataset's node, the LC counts the object in S3 → numberOfSamples;

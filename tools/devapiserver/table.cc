@@ -38,6 +38,16 @@ Cell Path(std::string path, std::string fallback = "<none>") {
   return [path, fallback](const Json& obj, absl::Time) { return Or(kube::StringAt(obj, path), fallback); };
 }
 
+int64_t IntAt(const Json& obj, std::string_view path, int64_t fallback = 0) {
+  const Json* v = kube::FindPath(obj, path);
+  return v != nullptr && v->is_number_integer() ? v->get<int64_t>() : fallback;
+}
+
+// An integer column: the number at `path`, `fallback` when it is missing.
+Cell IntPath(std::string path, int64_t fallback = 0) {
+  return [path, fallback](const Json& obj, absl::Time) { return Json(IntAt(obj, path, fallback)); };
+}
+
 size_t CountOf(const Json& obj, std::string_view path) {
   const Json* v = kube::FindPath(obj, path);
   return v != nullptr && (v->is_object() || v->is_array()) ? v->size() : 0;
@@ -114,21 +124,13 @@ std::vector<Column> ServiceColumns() {
 }
 
 std::vector<Column> DeploymentColumns() {
-  auto num = [](const Json& obj, std::string_view path) {
-    const Json* v = kube::FindPath(obj, path);
-    return v != nullptr && v->is_number_integer() ? v->get<int64_t>() : int64_t{0};
-  };
   return {
       {Def("Ready"),
-       [num](const Json& d, absl::Time) {
-         const Json* want = kube::FindPath(d, "spec.replicas");
-         return absl::StrCat(num(d, "status.readyReplicas"), "/",
-                             want != nullptr && want->is_number_integer() ? want->get<int64_t>() : 1);
+       [](const Json& d, absl::Time) {
+         return absl::StrCat(IntAt(d, "status.readyReplicas"), "/", IntAt(d, "spec.replicas", 1));
        }},
-      {Def("Up-to-date", "integer"),
-       [num](const Json& d, absl::Time) { return Json(num(d, "status.updatedReplicas")); }},
-      {Def("Available", "integer"),
-       [num](const Json& d, absl::Time) { return Json(num(d, "status.availableReplicas")); }},
+      {Def("Up-to-date", "integer"), IntPath("status.updatedReplicas")},
+      {Def("Available", "integer"), IntPath("status.availableReplicas")},
       {Def("Age"), Age},
       {Def("Containers", "string", 1),
        [](const Json& d, absl::Time) {
@@ -223,17 +225,11 @@ std::vector<Column> BuiltinColumns(const ResourceType& type) {
   if (g == "apps" && r == "deployments") return DeploymentColumns();
   if (g.empty() && r == "nodes") return NodeColumns();
   if (g == "apps" && r == "daemonsets") {
-    auto count = [](const char* path) {
-      return [path](const Json& o, absl::Time) {
-        const Json* v = kube::FindPath(o, path);
-        return v != nullptr && v->is_number_integer() ? *v : Json(0);
-      };
-    };
-    return {{Def("Desired", "integer"), count("status.desiredNumberScheduled")},
-            {Def("Current", "integer"), count("status.currentNumberScheduled")},
-            {Def("Ready", "integer"), count("status.numberReady")},
-            {Def("Up-to-date", "integer"), count("status.updatedNumberScheduled")},
-            {Def("Available", "integer"), count("status.numberAvailable")},
+    return {{Def("Desired", "integer"), IntPath("status.desiredNumberScheduled")},
+            {Def("Current", "integer"), IntPath("status.currentNumberScheduled")},
+            {Def("Ready", "integer"), IntPath("status.numberReady")},
+            {Def("Up-to-date", "integer"), IntPath("status.updatedNumberScheduled")},
+            {Def("Available", "integer"), IntPath("status.numberAvailable")},
             {Def("Age"), Age}};
   }
   if (g.empty() && r == "events") return EventColumns();
@@ -288,21 +284,9 @@ std::vector<Column> BuiltinColumns(const ResourceType& type) {
                return absl::StrCat(kube::StringAt(o, "spec.scaleTargetRef.kind"), "/",
                                    kube::StringAt(o, "spec.scaleTargetRef.name"));
              }},
-            {Def("MinPods", "integer"),
-             [](const Json& o, absl::Time) {
-               const Json* v = kube::FindPath(o, "spec.minReplicas");
-               return v ? *v : Json(1);
-             }},
-            {Def("MaxPods", "integer"),
-             [](const Json& o, absl::Time) {
-               const Json* v = kube::FindPath(o, "spec.maxReplicas");
-               return v ? *v : Json(0);
-             }},
-            {Def("Replicas", "integer"),
-             [](const Json& o, absl::Time) {
-               const Json* v = kube::FindPath(o, "status.currentReplicas");
-               return v ? *v : Json(0);
-             }},
+            {Def("MinPods", "integer"), IntPath("spec.minReplicas", 1)},
+            {Def("MaxPods", "integer"), IntPath("spec.maxReplicas")},
+            {Def("Replicas", "integer"), IntPath("status.currentReplicas")},
             {Def("Age"), Age}};
   }
   if (g == "apiextensions.k8s.io" && r == "customresourcedefinitions") {

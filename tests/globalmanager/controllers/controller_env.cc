@@ -5,8 +5,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/api/sedna_contract.h"
 #include "tests/fakes/eventually.h"
@@ -58,6 +60,26 @@ void ControllerEnv::StopInformersAndController(GmController& controller) {
     std::abort();
   }
   stopper.join();
+}
+
+bool ControllerEnv::Converges(const std::function<bool()>& cond) {
+  absl::Time last = absl::Now();
+  return fakes::Eventually(
+      [&] {
+        if (cond()) return true;
+        if (absl::Now() - last > absl::Milliseconds(100)) {
+          clock_.Advance(absl::Seconds(1));
+          last = absl::Now();
+        }
+        return false;
+      },
+      absl::Seconds(20));
+}
+
+kube::Json ControllerEnv::StatusOf(const kube::Resource& resource, const std::string& name,
+                                   const std::string& ns) {
+  kube::Json object = Get(resource, ns, name);
+  return object.contains("status") ? object["status"] : kube::Json::object();
 }
 
 void ControllerEnv::StartInformers(const std::vector<kube::SharedInformer*>& informers) {
@@ -118,6 +140,22 @@ std::vector<kube::Json> ControllerEnv::Events(const std::string& name, const std
                     absl::Seconds(2));
   REQUIRE(events_->WaitIdle(absl::Seconds(10)));
   return matching();
+}
+
+ReportOutcome RouteReport(ReportRouter& router, std::string_view node,
+                          std::shared_ptr<const edge::v1::StatusReport> report) {
+  absl::Mutex mu;
+  std::optional<ReportOutcome> outcome;
+  router.HandleReport(node, std::move(report), [&](ReportOutcome o) {
+    absl::MutexLock lock(&mu);
+    outcome = std::move(o);
+  });
+  REQUIRE(fakes::Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return outcome.has_value();
+  }));
+  absl::MutexLock lock(&mu);
+  return *outcome;
 }
 
 kube::Json DatasetObject(const std::string& name, const std::string& node, const std::string& url,

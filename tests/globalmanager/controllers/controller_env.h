@@ -5,16 +5,22 @@
 // ControllerContext pointing at them. Objects are created through the fake API (so informers see
 // them as they would a real server's) and the test waits on the state of the world.
 
+#include <catch2/catch.hpp>
+
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "common/kube/event_recorder.h"
 #include "common/kube/shared_informer_factory.h"
 #include "common/time/fake_clock.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/controller_metrics.h"
 #include "globalmanager/controllers/gm_controller.h"
+#include "globalmanager/controllers/report_router.h"
 #include "tests/fakes/fake_kube_client.h"
 #include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
 
@@ -34,6 +40,22 @@ class ControllerEnv {
 
   // Starts the informers and waits (real time, bounded) until `informers` synced.
   void StartInformers(const std::vector<kube::SharedInformer*>& informers);
+  // The controller `created` (REQUIREd to be ok) with its informers synced, the edge registry
+  // primed and its workers started: what every controller test starts from. Stop it with
+  // StopInformersAndController.
+  template <typename Controller>
+  std::unique_ptr<Controller> Run(absl::StatusOr<std::unique_ptr<Controller>> created) {
+    INFO(created.status().ToString());
+    REQUIRE(created.ok());
+    std::unique_ptr<Controller> controller = *std::move(created);
+    StartInformers(controller->informers());
+    REQUIRE(controller->PrimeEdge().ok());
+    REQUIRE(controller->Start().ok());
+    return controller;
+  }
+  // Waits (real time, bounded) for `cond`, advancing the fake clock now and then so rate-limited
+  // retries (e.g. after a conflict with a lagging cache) run.
+  bool Converges(const std::function<bool()>& cond);
   // Stops the informers (their handlers call into controllers): call it before a controller is
   // stopped and destroyed, as kube::Controller's lifetime rule says. Idempotent.
   void StopInformers();
@@ -45,6 +67,9 @@ class ControllerEnv {
   // Creates `object` (REQUIREs success) and returns it as stored.
   kube::Json Create(const kube::Resource& resource, const kube::Json& object);
   kube::Json Get(const kube::Resource& resource, const std::string& ns, const std::string& name);
+  // The object's status ({} while it has none).
+  kube::Json StatusOf(const kube::Resource& resource, const std::string& name,
+                      const std::string& ns = "default");
   // Merge-patches the object's spec (or metadata) as a user would.
   kube::Json Patch(const kube::Resource& resource, const std::string& ns, const std::string& name,
                    const kube::Json& patch);
@@ -62,6 +87,11 @@ class ControllerEnv {
   std::unique_ptr<kube::EventRecorder> events_;
   ControllerContext context_;
 };
+
+// The outcome `router` completes `report` with (handled on the router's workers; REQUIREs that it
+// completes within the eventually.h deadline).
+ReportOutcome RouteReport(ReportRouter& router, std::string_view node,
+                          std::shared_ptr<const edge::v1::StatusReport> report);
 
 // A Dataset manifest as kubectl would send it.
 kube::Json DatasetObject(const std::string& name, const std::string& node,

@@ -36,20 +36,11 @@ struct Fixture {
   // Creates the controller; `objects` exist before the informers start.
   explicit Fixture(const std::vector<Json>& objects = {}) {
     for (const Json& object : objects) env.Create(Datasets(), object);
-    absl::StatusOr<std::unique_ptr<DatasetController>> created =
-        DatasetController::Create(env.context());
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(DatasetController::Create(env.context()));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
-  Json Status(const std::string& name = "d1") {
-    Json object = env.Get(Datasets(), "default", name);
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status(const std::string& name = "d1") { return env.StatusOf(Datasets(), name); }
   // Waits until the informer cache has `name` at the API's resourceVersion (reports read it).
   // The cache holds the API's current version or a later one (the controller may write again).
   void WaitCached(const std::string& name = "d1") {

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "common/job/distributed_job.h"
 #include "globalmanager/controllers/distributed_job_wiring.h"
 #include "globalmanager/controllers/report_router.h"
@@ -95,18 +94,7 @@ class Fixture {
     w->set_status(status);
     w->set_results_json(results);
     w->mutable_time()->set_seconds(1'700'000'000 + static_cast<int64_t>(seq_));
-    absl::Mutex mu;
-    std::optional<ReportOutcome> outcome;
-    router_->HandleReport(node, report, [&](ReportOutcome o) {
-      absl::MutexLock lock(&mu);
-      outcome = std::move(o);
-    });
-    REQUIRE(Eventually([&] {
-      absl::MutexLock lock(&mu);
-      return outcome.has_value();
-    }));
-    absl::MutexLock lock(&mu);
-    return *outcome;
+    return testing::RouteReport(*router_, node, std::move(report));
   }
 
   Json Status() { return env.Get(job::DistributedJobs(), "ns", "dj").value("status", Json::object()); }

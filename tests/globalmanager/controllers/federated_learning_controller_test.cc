@@ -113,13 +113,7 @@ struct Fixture {
       env.Create(api::resources::Models(), ModelObject("agg-model", "/models/out/model.pb"));
     }
     for (const Json& node : nodes) env.Create(kube::resources::Nodes(), node);
-    absl::StatusOr<std::unique_ptr<FederatedLearningController>> created =
-        FederatedLearningController::Create(env.context());
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(FederatedLearningController::Create(env.context()));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
@@ -138,10 +132,7 @@ struct Fixture {
     for (const auto& [name, pod] : Pods(job)) names.insert(name);
     return names;
   }
-  Json Status(const std::string& name = "fl1") {
-    Json object = env.Get(Jobs(), "default", name);
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status(const std::string& name = "fl1") { return env.StatusOf(Jobs(), name); }
   void SetPhase(const std::string& pod, const std::string& phase, Json extra = Json::object()) {
     Json status = {{"phase", phase}};
     status.update(extra);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/inference_job_controller.h"
 #include "globalmanager/controllers/reid_job_controller.h"
+#include "globalmanager/controllers/report_router.h"
 #include "globalmanager/controllers/video_analytics_controller.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
@@ -82,20 +84,16 @@ struct Fixture {
   const kube::Resource& jobs;
   std::unique_ptr<InferenceJobController> controller;
 
+  // `reports`, when given, is the router the controller registers with.
   explicit Fixture(const InferenceJobKind& kind = VideoAnalyticsJobKind(), bool with_model = true,
-                   const std::vector<Json>& nodes = {})
+                   const std::vector<Json>& nodes = {}, ReportRouter* reports = nullptr)
       : jobs(*kind.resource) {
+    env.context().reports = reports;
     if (with_model) {
       env.Create(api::resources::Models(), ModelObject("detector", "/data/models/yolox.pth"));
     }
     for (const Json& node : nodes) env.Create(kube::resources::Nodes(), node);
-    absl::StatusOr<std::unique_ptr<InferenceJobController>> created =
-        InferenceJobController::Create(env.context(), kind);
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(InferenceJobController::Create(env.context(), kind));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
@@ -123,10 +121,7 @@ struct Fixture {
     }
     return ok;
   }
-  Json Status(const std::string& name) {
-    Json object = env.Get(jobs, "default", name);
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status(const std::string& name) { return env.StatusOf(jobs, name); }
   bool WaitStatus(const std::string& name, const std::function<bool(const Json&)>& predicate) {
     Json last;
     bool ok = Eventually([&] {
@@ -415,7 +410,7 @@ TEST_CASE("VA: ttlSecondsAfterFinished deletes the finished job") {
 edge::v1::StatusReport WorkerReport(uint64_t seq, const Json& job, const Json& owner_info) {
   edge::v1::StatusReport report;
   report.set_seq(seq);
-  report.mutable_ref()->set_kind("VideoAnalyticsJob");
+  report.mutable_ref()->set_kind(kube::StringAt(job, "kind"));
   report.mutable_ref()->set_namespace_("default");
   report.mutable_ref()->set_name(kube::Name(job));
   report.mutable_ref()->set_uid(kube::Uid(job));
@@ -501,8 +496,41 @@ TEST_CASE("ReID: a pod and the Service on 5000 Sedna forgets, no model env") {
   f.SetPhase("reid-reid-0", "Succeeded");
   REQUIRE(f.WaitPhase("reid", "Succeeded"));
   CHECK(LastCondition(f.Status("reid"))["type"] == "Completed");
-  // ReidJob takes no reports.
-  CHECK_FALSE(ReidJobKind().reports_to_metrics);
+}
+
+// `report` through `router`, as the edge hub hands it over.
+ReportOutcome Route(ReportRouter& router, const std::string& node,
+                    const edge::v1::StatusReport& report) {
+  return testing::RouteReport(router, node, std::make_shared<const edge::v1::StatusReport>(report));
+}
+
+TEST_CASE("ReID: worker reports are accepted from the job's node and write no status") {
+  ReportRouter router({.workers = 1});
+  router.Start();
+  Fixture f(ReidJobKind(), /*with_model=*/false,
+            {NodeObject("edge-0", {{"node-role.kubernetes.io/edge", ""}}),
+             NodeObject("edge-1", {{"node-role.kubernetes.io/edge", ""}})},
+            &router);
+  CHECK(router.Handles("ReidJob"));
+  CHECK_FALSE(ReidJobKind().reports_to_metrics);  // Accepted, never written.
+  Json job = f.env.Create(
+      ReidJobs(), ReidJob("reid", {{"template", {{"spec", PodSpec({{"nodeName", "edge-0"}})}}}}));
+  const std::string ref = "ReidJob/default/reid";
+  REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", ref); }));
+  REQUIRE(f.WaitStatus("reid", [](const Json& s) { return s.contains("conditions"); }));
+
+  ReportOutcome ok = Route(router, "edge-0", WorkerReport(1, job, {{"persons", 3}}));
+  INFO(ok.reason << ": " << ok.message);
+  CHECK(ok.code == ReportOutcome::Code::kAccepted);
+  CHECK_FALSE(f.Status("reid").contains("metrics"));
+
+  // The same checks as for every worker report.
+  CHECK(Route(router, "edge-1", WorkerReport(2, job, {{"persons", 3}})).reason == "NotThisNode");
+  CHECK(Route(router, "edge-0", WorkerReport(3, job, Json::array())).reason == "Invalid");
+  f.env.Delete(ReidJobs(), "default", "reid");
+  REQUIRE(Eventually([&] { return !f.env.edge().Holds("edge-0", ref); }));
+  CHECK(Route(router, "edge-0", WorkerReport(4, job, {{"persons", 3}})).reason == "ObjectGone");
+  router.Stop();
 }
 
 TEST_CASE("ReID: an invalid spec fails validation with every field named, and no pods") {

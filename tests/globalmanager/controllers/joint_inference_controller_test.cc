@@ -86,41 +86,18 @@ struct Fixture {
     env.Create(api::resources::Models(), ModelObject("big", "https://models.example/big.pb"));
     for (const Json& node : nodes) env.Create(kube::resources::Nodes(), node);
     for (const Json& ji : services) env.Create(Jis(), ji);
-    absl::StatusOr<std::unique_ptr<JointInferenceController>> created =
-        JointInferenceController::Create(env.context());
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(JointInferenceController::Create(env.context()));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
-  // Waits (real time, bounded) for `cond`, advancing the fake clock now and then so rate-limited
-  // retries (e.g. after a conflict with a lagging cache) run.
-  bool Converges(const std::function<bool()>& cond) {
-    absl::Time last = absl::Now();
-    return Eventually(
-        [&] {
-          if (cond()) return true;
-          if (absl::Now() - last > absl::Milliseconds(100)) {
-            env.clock().Advance(absl::Seconds(1));
-            last = absl::Now();
-          }
-          return false;
-        },
-        absl::Seconds(20));
-  }
+  bool Converges(const std::function<bool()>& cond) { return env.Converges(cond); }
   bool Exists(const kube::Resource& resource, const std::string& name) {
     return env.client().Get(resource, "default", name).ok();
   }
   Json Get(const kube::Resource& resource, const std::string& name) {
     return env.Get(resource, "default", name);
   }
-  Json Status(const std::string& name = "ji") {
-    Json object = env.Get(Jis(), "default", name);
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status(const std::string& name = "ji") { return env.StatusOf(Jis(), name); }
   std::string Phase(const std::string& name = "ji") { return Status(name).value("phase", ""); }
   // Sets a Deployment's status as the deployment controller would.
   void SetDeploymentStatus(const std::string& name, int available, const Json& conditions) {

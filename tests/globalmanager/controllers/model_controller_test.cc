@@ -33,20 +33,11 @@ struct Fixture {
 
   explicit Fixture(const std::vector<Json>& objects = {}) {
     for (const Json& object : objects) env.Create(Models(), object);
-    absl::StatusOr<std::unique_ptr<ModelController>> created =
-        ModelController::Create(env.context());
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(ModelController::Create(env.context()));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
-  Json Status(const std::string& name = "m1") {
-    Json object = env.Get(Models(), "default", name);
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status(const std::string& name = "m1") { return env.StatusOf(Models(), name); }
   Nodes EdgeNodes(const std::string& key = kM1) {
     std::vector<std::string> nodes = env.edge().NodesOf(key);
     return Nodes(nodes.begin(), nodes.end());

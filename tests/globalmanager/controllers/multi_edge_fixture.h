@@ -58,40 +58,18 @@ struct ServiceFixture {
     env.context().models = &models;
     for (const kube::Json& m : models_to_create) env.Create(api::resources::Models(), m);
     for (const kube::Json& node : nodes) env.Create(kube::resources::Nodes(), node);
-    absl::StatusOr<std::unique_ptr<Controller>> created = Controller::Create(env.context());
-    REQUIRE(created.ok());
-    controller = *std::move(created);
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(Controller::Create(env.context()));
   }
   ~ServiceFixture() { env.StopInformersAndController(*controller); }
 
-  // Waits (real time, bounded) for `cond`, advancing the fake clock now and then so rate-limited
-  // retries run.
-  bool Converges(const std::function<bool()>& cond) {
-    absl::Time last = absl::Now();
-    return fakes::Eventually(
-        [&] {
-          if (cond()) return true;
-          if (absl::Now() - last > absl::Milliseconds(100)) {
-            env.clock().Advance(absl::Seconds(1));
-            last = absl::Now();
-          }
-          return false;
-        },
-        absl::Seconds(20));
-  }
+  bool Converges(const std::function<bool()>& cond) { return env.Converges(cond); }
   bool Exists(const kube::Resource& r, const std::string& name) {
     return env.client().Get(r, "default", name).ok();
   }
   kube::Json Get(const kube::Resource& r, const std::string& name) {
     return env.Get(r, "default", name);
   }
-  kube::Json Status(const std::string& name) {
-    kube::Json object = env.Get(resource, "default", name);
-    return object.contains("status") ? object["status"] : kube::Json::object();
-  }
+  kube::Json Status(const std::string& name) { return env.StatusOf(resource, name); }
   std::string Phase(const std::string& name) { return Status(name).value("phase", ""); }
   std::string LastReason(const std::string& name) {
     kube::Json conditions = Status(name).value("conditions", kube::Json::array());

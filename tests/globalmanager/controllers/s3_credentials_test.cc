@@ -69,17 +69,11 @@ struct DatasetFixture {
   std::unique_ptr<DatasetController> controller;
 
   DatasetFixture() {
-    controller = *DatasetController::Create(env.context());
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(DatasetController::Create(env.context()));
   }
   ~DatasetFixture() { env.StopInformersAndController(*controller); }
 
-  Json Status() {
-    Json object = env.Get(Datasets(), "default", "d1");
-    return object.contains("status") ? object["status"] : Json::object();
-  }
+  Json Status() { return env.StatusOf(Datasets(), "d1"); }
 
 };
 
@@ -228,10 +222,7 @@ TEST_CASE("the reader maps API answers to reasons and reads one namespace") {
 
 TEST_CASE("an s3 Model carries its credential to the nodes it is sent to") {
   ControllerEnv env;
-  auto controller = *ModelController::Create(env.context());
-  env.StartInformers(controller->informers());
-  REQUIRE(controller->PrimeEdge().ok());
-  REQUIRE(controller->Start().ok());
+  auto controller = env.Run(ModelController::Create(env.context()));
   Json secret = env.Create(Secrets(), SednaSecret("mysecret"));
   Json model = ModelObject("m1", "s3://models/m1.pb");
   model["spec"]["credentialName"] = "mysecret";

@@ -113,17 +113,12 @@ struct Fixture {
     env.Create(api::resources::Models(), ModelObject("deploy", "/models/deploy/model.pb"));
     StagedJobOptions options;
     options.output_grace = absl::Seconds(30);
-    absl::StatusOr<std::unique_ptr<StagedJobController>> created = StagedJobController::Create(
-        env.context(), lifelong ? LifelongLearningKind("http://kb.sedna:9020")
-                                : IncrementalLearningKind(),
-        options);
-    REQUIRE(created.ok());
-    controller = *std::move(created);
     resource = lifelong ? &Ll() : &Il();
     kind = lifelong ? "LifelongLearningJob" : "IncrementalLearningJob";
-    env.StartInformers(controller->informers());
-    REQUIRE(controller->PrimeEdge().ok());
-    REQUIRE(controller->Start().ok());
+    controller = env.Run(StagedJobController::Create(
+        env.context(), lifelong ? LifelongLearningKind("http://kb.sedna:9020")
+                                : IncrementalLearningKind(),
+        options));
   }
   ~Fixture() { env.StopInformersAndController(*controller); }
 
