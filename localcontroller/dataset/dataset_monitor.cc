@@ -281,7 +281,8 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   stats_.bytes_read += report.bytes_read;
 
   std::string checkpoint_data;
-  if (result.ok() && (!current.checkpoint.has_value() || !(*current.checkpoint == result->checkpoint))) {
+  if (result.ok() && (!current.checkpoint.has_value() || !current.checkpoint_stored ||
+                      !(*current.checkpoint == result->checkpoint))) {
     current.checkpoint = result->checkpoint;
     checkpoint_data = SerializeCheckpoint(result->checkpoint);
   }
@@ -303,10 +304,19 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   scanning_.clear();
   reporting_ = key;
   mu_.Unlock();
-  if (!checkpoint_data.empty() && options_.on_checkpoint) options_.on_checkpoint(key, checkpoint_data);
-  if (emit && options_.on_report) options_.on_report(report);
+  bool checkpoint_stored = true;
+  bool report_stored = true;
+  if (!checkpoint_data.empty() && options_.on_checkpoint) {
+    checkpoint_stored = options_.on_checkpoint(key, checkpoint_data).ok();
+  }
+  if (emit && options_.on_report) report_stored = options_.on_report(report).ok();
   mu_.Lock();
   reporting_.clear();
+  // Removed or changed meanwhile: a new generation starts afresh anyway.
+  auto again = datasets_.find(key);
+  if (again == datasets_.end() || again->second.generation != generation) return;
+  if (!checkpoint_data.empty()) again->second.checkpoint_stored = checkpoint_stored;
+  if (!report_stored) again->second.reported.reset();  // deliver it again after the next scan
 }
 
 }  // namespace nereid::lc::dataset

@@ -69,8 +69,11 @@ struct ScanReport {
 
 class DatasetMonitor {
  public:
-  using ReportCallback = std::function<void(const ScanReport&)>;
-  using CheckpointCallback = std::function<void(const std::string& key, const std::string& data)>;
+  // Both return whether the data was stored; what failed (a full disk) is delivered again after
+  // the next scan, even when that scan finds nothing new, so nothing is lost once space returns.
+  using ReportCallback = std::function<absl::Status(const ScanReport&)>;
+  using CheckpointCallback =
+      std::function<absl::Status(const std::string& key, const std::string& data)>;
   using WatcherFactory =
       std::function<absl::StatusOr<std::unique_ptr<ChangeWatcher>>(ChangeWatcher::OnChange)>;
 
@@ -126,7 +129,8 @@ class DatasetMonitor {
     DatasetSpec spec;
     uint64_t generation = 0;
     std::optional<Checkpoint> checkpoint;
-    std::optional<ReportedState> reported;
+    bool checkpoint_stored = true;  // on_checkpoint took `checkpoint`
+    std::optional<ReportedState> reported;  // the last report on_report took
     std::optional<ScanReport> last;
     bool dirty = true;
     bool scanned = false;
