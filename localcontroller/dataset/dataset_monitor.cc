@@ -23,7 +23,7 @@ ReportedState ScanReport::reported() const {
 }
 
 DatasetMonitor::DatasetMonitor(Options options)
-    : options_(std::move(options)), counter_(options_.counter) {}
+    : options_(std::move(options)), counter_(options_.counter), steps_(options_.clock) {}
 
 DatasetMonitor::~DatasetMonitor() { Stop(); }
 
@@ -163,6 +163,14 @@ void DatasetMonitor::Run() {
   pthread_setname_np(pthread_self(), "dataset-scan");
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
+    if (const absl::Duration back = steps_.BackwardStep(); back > absl::ZeroDuration()) {
+      // Without this the next periodic scan would wait for the step to be lived again.
+      LOG(WARNING) << "dataset monitor: the clock went back " << back << "; rescheduling scans";
+      for (auto& [key, t] : datasets_) {
+        t.next_periodic -= back;
+        t.last_scan_start -= back;
+      }
+    }
     absl::Time wake = absl::InfiniteFuture();
     std::optional<std::string> key = NextDueLocked(options_.clock->Now(), &wake);
     if (key.has_value()) {
@@ -170,7 +178,7 @@ void DatasetMonitor::Run() {
       continue;
     }
     wake_ = false;
-    options_.clock->AwaitWithDeadline(&mu_, absl::Condition(&wake_), wake);
+    steps_.AwaitUntil(&mu_, absl::Condition(&wake_), wake);
   }
 }
 

@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "common/s3/credential.h"
 #include "common/time/clock.h"
+#include "common/time/wall_clock_steps.h"
 #include "localcontroller/dataset/change_watcher.h"
 #include "localcontroller/dataset/checkpoint.h"
 #include "localcontroller/dataset/sample_counter.h"
@@ -162,6 +163,8 @@ class DatasetMonitor {
   std::string scanning_ ABSL_GUARDED_BY(mu_);   // key being counted, "" if none
   std::string reporting_ ABSL_GUARDED_BY(mu_);  // key whose callbacks are running, "" if none
   Stats stats_ ABSL_GUARDED_BY(mu_);
+  // Scans are scheduled at wall-clock times: a step of the clock back moves them back.
+  WallClockSteps steps_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> cancel_scan_{false};
   std::thread thread_;
 };

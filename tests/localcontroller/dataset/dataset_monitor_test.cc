@@ -194,6 +194,52 @@ TEST_CASE("a report and checkpoint that could not be stored are delivered again 
   monitor.Stop();
 }
 
+// Lets time pass a second at a time while the scanner waits, until `reports` has `n` reports or
+// `limit` has passed; returns the time it took.
+absl::Duration PassUntilReports(FakeClock& clock, Reports& reports, size_t n, absl::Duration limit) {
+  absl::Duration passed;
+  fakes::Eventually(
+      [&] {
+        if (clock.timed_waiters() > 0 && passed < limit) {
+          clock.Advance(absl::Seconds(1));
+          passed += absl::Seconds(1);
+        }
+        return reports.size() >= n;
+      },
+      absl::Seconds(20), absl::Milliseconds(2));
+  return passed;
+}
+
+TEST_CASE("steps of the wall clock back or forward do not stall periodic scans", "[monitor]") {
+  TempDir root;
+  root.Write("data/a.txt", "1\n2\n");
+  FakeClock clock;
+  Reports reports;
+  DatasetMonitor::Options options = MakeOptions(root, &reports, &clock, /*watch=*/false);
+  options.period = absl::Seconds(60);
+  DatasetMonitor monitor(options);
+  monitor.Start();
+  monitor.Upsert({"default/a", "/data/a.txt", "txt"});
+  REQUIRE(reports.WaitFor(1).count == 2);
+
+  // Back an hour: the next periodic scan comes a period later, not an hour and a period.
+  root.Append("data/a.txt", "3\n");
+  WaitParked(clock);
+  clock.SetTime(clock.Now() - absl::Hours(1));
+  absl::Duration passed = PassUntilReports(clock, reports, 2, absl::Hours(2));
+  CHECK(passed <= absl::Seconds(70));  // the period, give or take a few slices; not an hour
+  CHECK(reports.WaitFor(2).count == 3);
+
+  // Forward an hour: the scan that became due runs within a slice.
+  root.Append("data/a.txt", "4\n");
+  WaitParked(clock);
+  clock.SetTime(clock.Now() + absl::Hours(1));
+  passed = PassUntilReports(clock, reports, 3, absl::Hours(2));
+  CHECK(passed <= absl::Seconds(5));
+  CHECK(reports.WaitFor(3).count == 4);
+  monitor.Stop();
+}
+
 TEST_CASE("spec changes rescan at once; removal stops reports", "[monitor]") {
   TempDir root;
   root.Write("a.txt", "1\n");
