@@ -34,11 +34,6 @@ using testing::WaitFor;
 constexpr absl::Duration kPoll = testing::kEdgePoll;
 constexpr char kGmAgent[] = "nereid-globalmanager";
 
-testing::EdgeBinaries Binaries() {
-  return {NEREID_DEVAPISERVER_BIN, NEREID_GM_BIN, NEREID_LC_BIN, NEREID_KUBECTL,
-          NEREID_SOURCE_DIR};
-}
-
 // The GM's requests so far by "verb resource" (devapiserver's /debug/requests).
 std::map<std::string, int64_t> GmRequests(const EdgeCluster& cluster) {
   std::map<std::string, int64_t> out;
@@ -130,7 +125,7 @@ Window RefuseGm(EdgeCluster& cluster, int code, int seconds) {
 
 TEST_CASE("the GM rides out 429s, 500s and expired watches without a hot loop and converges",
           "[integration][faults]") {
-  EdgeCluster cluster(Binaries(), "api-faults-", "", {"--enable-debug-faults"});
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "api-faults-", "", {"--enable-debug-faults"});
   const std::string data = cluster.dir().File("root-edge-a/data");
   std::filesystem::create_directories(data);
   AppendLines(data + "/a.txt", 1, 10);

@@ -39,6 +39,14 @@ struct EdgeBinaries {
   std::string source_dir;  // deploy/crds
 };
 
+#ifdef NEREID_GM_BIN
+// The binaries nereid_integration_test(... PROCESSES) hands this test.
+inline EdgeBinaries BuiltEdgeBinaries() {
+  return {NEREID_DEVAPISERVER_BIN, NEREID_GM_BIN, NEREID_LC_BIN, NEREID_KUBECTL,
+          NEREID_SOURCE_DIR};
+}
+#endif
+
 inline bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }

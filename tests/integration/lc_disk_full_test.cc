@@ -28,11 +28,6 @@ using testing::WaitFor;
 
 constexpr absl::Duration kPoll = testing::kEdgePoll;
 
-testing::EdgeBinaries Binaries() {
-  return {NEREID_DEVAPISERVER_BIN, NEREID_GM_BIN, NEREID_LC_BIN, NEREID_KUBECTL,
-          NEREID_SOURCE_DIR};
-}
-
 // Sets the soft RLIMIT_FSIZE of process `pid` (the hard limit stays, so it can be raised back).
 void SetFileSizeLimit(pid_t pid, rlim_t soft) {
   struct rlimit current {};
@@ -44,7 +39,7 @@ void SetFileSizeLimit(pid_t pid, rlim_t soft) {
 
 TEST_CASE("an LC whose disk is full says so, keeps its database sound and catches up after",
           "[integration][faults]") {
-  EdgeCluster cluster(Binaries(), "lc-disk-full-");
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "lc-disk-full-");
   const std::string data = cluster.dir().File("root-edge-a/data");
   std::filesystem::create_directories(data);
   AppendLines(data + "/a.txt", 1, 10);
