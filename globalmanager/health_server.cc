@@ -1,102 +1,73 @@
 #include "globalmanager/health_server.h"
 
-#include <sys/socket.h>
-
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "globalmanager/config.h"
-#include "httplib.h"
 #include "prometheus/text_serializer.h"
 
 namespace nereid::gm {
+namespace {
+
+http::HttpResponse Text(int status, std::string body) {
+  return http::HttpResponse{status, std::move(body), "text/plain", {}};
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<HealthServer>> HealthServer::Start(
     const std::string& listen, std::shared_ptr<prometheus::Registry> registry,
     Handlers handlers) {
   ASSIGN_OR_RETURN(HostPort address, ParseHostPort(listen));
-  std::unique_ptr<HealthServer> self(new HealthServer());
-  self->server_ = std::make_unique<httplib::Server>();
-  httplib::Server& server = *self->server_;
-  // httplib owns the queue it gets from this factory (its API takes a raw pointer).
-  server.new_task_queue = [] { return new httplib::ThreadPool(2); };
-
-  auto probe = [](std::function<Probe()> check) {
-    return [check = std::move(check)](const httplib::Request&, httplib::Response& res) {
-      Probe p = check ? check() : Probe{};
-      if (p.ok) {
-        res.set_content("ok\n", "text/plain");
-      } else {
-        res.status = 503;
-        res.set_content(p.reason + "\n", "text/plain");
-      }
-    };
-  };
-  server.Get("/readyz", probe(handlers.ready));
-  server.Get("/healthz", [check = std::move(handlers.healthy)](const httplib::Request&,
-                                                               httplib::Response& res) {
-    Probe p = check ? check() : Probe{};
-    res.status = p.ok ? 200 : 500;
-    res.set_content(p.ok ? std::string("ok\n") : p.reason + "\n", "text/plain");
-  });
-  server.Get("/metrics", [registry](const httplib::Request&, httplib::Response& res) {
-    std::ostringstream out;
-    prometheus::TextSerializer().Serialize(out, registry->Collect());
-    res.set_content(out.str(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  auto not_allowed = [](const httplib::Request& req, httplib::Response& res) {
-    res.status = (req.path == "/healthz" || req.path == "/readyz" || req.path == "/metrics")
-                     ? 405
-                     : 404;
-    res.set_content(res.status == 405 ? "method not allowed\n" : "not found\n", "text/plain");
-  };
-  server.Post(".*", not_allowed);
-  server.Put(".*", not_allowed);
-  server.Delete(".*", not_allowed);
-  server.Patch(".*", not_allowed);
-  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) {
-      res.set_content(res.status == 404 ? "not found\n" : "error\n", "text/plain");
-    }
-  });
-
-  // httplib's default also sets SO_REUSEPORT, which would let a second GM on this host share the
-  // port silently; SO_REUSEADDR alone still allows a quick restart.
-  server.set_socket_options([](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  int port = address.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(address.host);
-  } else if (!server.bind_to_port(address.host, port)) {
-    port = -1;
-  }
-  if (port <= 0) {
+  std::unique_ptr<HealthServer> self(new HealthServer(std::move(handlers), std::move(registry)));
+  http::HttpListenerOptions options;
+  options.host = address.host;
+  options.port = address.port;
+  options.threads = 2;
+  options.max_connections = 1024;
+  options.max_body_bytes = 4096;  // no route takes a body
+  absl::StatusOr<std::unique_ptr<http::HttpListener>> listener = http::HttpListener::Start(
+      options, [server = self.get()](const http::HttpRequest& request) {
+        return server->Serve(request);
+      });
+  if (!listener.ok()) {
     return absl::UnavailableError(
-        absl::StrCat("--http-listen ", listen, ": cannot listen (address in use?)"));
+        absl::StrCat("--http-listen ", listen, ": ", listener.status().message()));
   }
-  self->port_ = port;
-  self->thread_ = std::thread([&server] { server.listen_after_bind(); });
-  const absl::Time deadline = absl::Now() + absl::Seconds(5);
-  while (!server.is_running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(2));
-  if (!server.is_running()) {
-    self->Stop();
-    return absl::UnavailableError(absl::StrCat("--http-listen ", listen, ": server did not start"));
-  }
-  LOG(INFO) << "health: /healthz /readyz /metrics on " << address.host << ":" << port;
+  self->listener_ = std::move(*listener);
+  LOG(INFO) << "health: /healthz /readyz /metrics on " << address.host << ":" << self->port();
   return self;
+}
+
+http::HttpResponse HealthServer::Serve(const http::HttpRequest& request) const {
+  const bool known =
+      request.path == "/healthz" || request.path == "/readyz" || request.path == "/metrics";
+  if (!known) return Text(404, "not found\n");
+  if (request.method != "GET" && request.method != "HEAD") {
+    http::HttpResponse response = Text(405, "method not allowed\n");
+    response.headers.emplace_back("Allow", "GET, HEAD");
+    return response;
+  }
+  if (request.path == "/metrics") {
+    std::ostringstream out;
+    prometheus::TextSerializer().Serialize(out, registry_->Collect());
+    return http::HttpResponse{200, out.str(), "text/plain; version=0.0.4; charset=utf-8", {}};
+  }
+  // A failed liveness check is 500 (the kubelet restarts the GM); not ready is 503.
+  const bool liveness = request.path == "/healthz";
+  const std::function<Probe()>& check = liveness ? handlers_.healthy : handlers_.ready;
+  const Probe probe = check ? check() : Probe{};
+  if (probe.ok) return Text(200, "ok\n");
+  return Text(liveness ? 500 : 503, probe.reason + "\n");
 }
 
 HealthServer::~HealthServer() { Stop(); }
 
 void HealthServer::Stop() {
-  if (server_ != nullptr) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (listener_ != nullptr) listener_->Stop();
 }
 
 }  // namespace nereid::gm

@@ -1,6 +1,7 @@
 #pragma once
 
-// HealthServer: the GM's operator HTTP endpoint (cpp-httplib, one listener, a few threads):
+// HealthServer: the GM's operator HTTP endpoint (common/http's HttpListener on two threads, so
+// slow or idle clients in the cluster network cannot hold up the kubelet's probes):
 //   GET /healthz  200 "ok" while the process works; 500 with the reason after a fatal error
 //   GET /readyz   200 "ok" when this replica leads and its caches synced (so a Service with two
 //                 GM replicas routes edge nodes to the leader); else 503 with the reason
@@ -10,14 +11,10 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
+#include "common/http/http_listener.h"
 #include "prometheus/registry.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace nereid::gm {
 
@@ -33,7 +30,7 @@ class HealthServer {
     std::function<Probe()> ready;
   };
 
-  // Binds `listen` ("127.0.0.1:8080"; port 0 picks a free one) and serves on a thread of its own.
+  // Binds `listen` ("127.0.0.1:8080"; port 0 picks a free one) and serves until Stop().
   static absl::StatusOr<std::unique_ptr<HealthServer>> Start(
       const std::string& listen, std::shared_ptr<prometheus::Registry> registry,
       Handlers handlers);
@@ -41,15 +38,17 @@ class HealthServer {
   HealthServer(const HealthServer&) = delete;
   HealthServer& operator=(const HealthServer&) = delete;
 
-  int port() const { return port_; }
-  void Stop();
+  int port() const { return listener_->port(); }
+  void Stop();  // idempotent
 
  private:
-  HealthServer() = default;
+  explicit HealthServer(Handlers handlers, std::shared_ptr<prometheus::Registry> registry)
+      : handlers_(std::move(handlers)), registry_(std::move(registry)) {}
+  http::HttpResponse Serve(const http::HttpRequest& request) const;
 
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  const Handlers handlers_;
+  const std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<http::HttpListener> listener_;
 };
 
 }  // namespace nereid::gm

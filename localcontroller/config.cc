@@ -36,6 +36,7 @@ struct Layer {
       keepalive_time, keepalive_timeout;
   std::optional<size_t> max_request_bytes;
   std::optional<int> http_threads;
+  std::optional<int64_t> http_max_connections;
   std::optional<int> bind_port;  // env BIND_PORT: replaces only the port of `listen`
 };
 
@@ -60,6 +61,7 @@ absl::Status Apply(const Layer& layer, const std::string& source, LcConfig& conf
   set(layer.keepalive_timeout, config.keepalive_timeout);
   set(layer.max_request_bytes, config.max_request_bytes);
   set(layer.http_threads, config.http_threads);
+  set(layer.http_max_connections, config.http_max_connections);
   set(layer.s3_ca_file, config.s3_ca_file);
   set(layer.s3_addressing, config.s3_addressing);
   if (layer.bind_port.has_value()) {
@@ -155,6 +157,11 @@ const std::map<std::string, FlagSpec>& Flags() {
          layer.http_threads = static_cast<int>(std::clamp<int64_t>(n, -1, 1 << 20));
          return absl::OkStatus();
        }}},
+      {"http-max-connections",
+       {[](Layer& layer, std::string_view value, std::string_view what) -> absl::Status {
+         ASSIGN_OR_RETURN(layer.http_max_connections, ParseIntText(value, what));
+         return absl::OkStatus();
+       }}},
       {"insecure",
        {[](Layer& layer, std::string_view value, std::string_view what) -> absl::Status {
           ASSIGN_OR_RETURN(layer.insecure, ParseBoolText(value, what));
@@ -247,6 +254,7 @@ absl::StatusOr<Layer> LoadFile(const std::string& path) {
       {"keepaliveTimeout", "keepalive-timeout"},
       {"maxRequestBytes", "max-request-bytes"},
       {"httpThreads", "http-threads"},
+      {"httpMaxConnections", "http-max-connections"},
       {"logLevel", "log-level"},
       {"s3Ca", "s3-ca"},
       {"s3Addressing", "s3-addressing"},
@@ -376,6 +384,9 @@ absl::Status ValidateConfig(const LcConfig& c) {
   if (c.http_threads < 1 || c.http_threads > 64) {
     return absl::InvalidArgumentError("--http-threads must be 1..64");
   }
+  if (c.http_max_connections < 16 || c.http_max_connections > 1'000'000) {
+    return absl::InvalidArgumentError("--http-max-connections must be 16..1000000");
+  }
   if (!c.log_level.empty()) {
     log::Level level;
     if (!log::ParseLevel(c.log_level, &level)) {
@@ -413,6 +424,7 @@ void PrintDaemonUsage(std::ostream& out) {
          "                       [--insecure] [--config FILE] [--scan-period 60s]\n"
          "                       [--model-check-period 60s] [--model-http-check-period 1h]\n"
          "                       [--max-request-bytes 1048576] [--http-threads 4]\n"
+         "                       [--http-max-connections 4096]\n"
          "                       [--log-level debug|info|warning|error]\n"
          "                       [--s3-ca FILE] [--s3-addressing auto|path|virtual]\n"
          "                       [--keepalive-time 30s] [--keepalive-timeout 10s]\n"

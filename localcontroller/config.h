@@ -5,7 +5,8 @@
 //   localcontroller --node NAME --gm HOST:PORT --db FILE --host-root DIR --listen 127.0.0.1:PORT
 //                   --tls-ca F --tls-cert F --tls-key F [--insecure] [--config FILE]
 //                   [--scan-period 60s] [--model-check-period 60s] [--model-http-check-period 1h]
-//                   [--max-request-bytes N] [--http-threads N] [--log-level LEVEL]
+//                   [--max-request-bytes N] [--http-threads N] [--http-max-connections N]
+//                   [--log-level LEVEL]
 //                   [--keepalive-time 30s] [--keepalive-timeout 10s]
 // (`--flag value` and `--flag=value` both work.)
 //
@@ -19,13 +20,15 @@
 //
 // YAML file keys (unknown keys are refused, so a typo is not silently ignored):
 //   node, gm, db, hostRoot, listen, tls: {ca, cert, key}, insecure, scanPeriod,
-//   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, logLevel,
+//   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, httpMaxConnections,
+//   logLevel,
 //   keepaliveTime, keepaliveTimeout
 // Durations are Go-style strings ("90s", "1m30s", "1h") or integer seconds.
 //
 // Default database: <host-root>/var/lib/nereid/lc.db (on the host's disk under Sedna's mount, like
 // Sedna's /var/lib/sedna/database.db).
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -55,6 +58,9 @@ struct LcConfig {
   absl::Duration keepalive_timeout = absl::Seconds(10);
   size_t max_request_bytes = 1 << 20;
   int http_threads = 4;
+  // REST connections open at once. They wait in epoll, not on the threads, so slow clients cost
+  // about 1 KiB each until the limit; the daemon raises its open-file limit to fit.
+  int64_t http_max_connections = 4096;
   // S3 (datasets and models with s3:// urls): a CA bundle for https endpoints ("" = the system's)
   // and the addressing style (auto: virtual-host for *.amazonaws.com, path-style elsewhere).
   std::string s3_ca_file;

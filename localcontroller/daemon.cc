@@ -4,6 +4,7 @@
 
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
+#include "common/http/http_listener.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
@@ -184,6 +185,13 @@ absl::Status Daemon::Start() {
   server_options.listen = config_.listen;
   server_options.max_body_bytes = config_.max_request_bytes;
   server_options.threads = config_.http_threads;
+  server_options.max_connections = static_cast<unsigned>(config_.http_max_connections);
+  if (absl::StatusOr<unsigned long> files = http::RaiseOpenFileLimit(); !files.ok()) {
+    LOG(WARNING) << "lc server: " << files.status().message();
+  } else if (*files < static_cast<unsigned long>(config_.http_max_connections) + 256) {
+    LOG(WARNING) << "lc server: the open-file limit " << *files << " is below --http-max-connections "
+                 << config_.http_max_connections << " + 256; new connections beyond it are refused";
+  }
   absl::StatusOr<std::unique_ptr<server::LcServer>> server =
       server::LcServer::Start(server_options, view_.get(), intake_.get());
   if (!server.ok()) {

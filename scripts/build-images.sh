@@ -128,7 +128,10 @@ build_one() {  # build_one COMPONENT
   else
     context="$repo"
     # The build stage runs apt-get and so needs the network; host networking needs no bridge setup.
-    [ "$tool" = podman ] && args=(--network host)
+    # PAYLOAD is passed although it is the default: buildah 1.28 does not apply an ARG's default
+    # to a FROM that names a stage ("short-name source-payload did not resolve").
+    args=(--build-arg PAYLOAD=source)
+    [ "$tool" = podman ] && args+=(--network host)
   fi
   say "building $image with $tool from ${from_build:-source}"
   "$tool" build --quiet "${args[@]}" -f "$dockerfile" -t "$image" "$context" >/dev/null ||

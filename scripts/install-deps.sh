@@ -14,7 +14,7 @@ PACKAGES=(
   build-essential cmake pkg-config ccache git
   libabsl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libcpp-httplib-dev libssl-dev
+  libcpp-httplib-dev libssl-dev libmicrohttpd-dev
   nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev prometheus-cpp-dev
   catch2 libbenchmark-dev
   openssl curl procps

@@ -1,24 +1,18 @@
 #include "localcontroller/server/lc_server.h"
 
-#include <pthread.h>
-#include <sys/socket.h>
-
 #include <exception>
 #include <functional>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 #include "absl/memory/memory.h"
+#include "common/http/http_listener.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
-#include "httplib.h"
 #include "localcontroller/server/api_json.h"
 #include "localcontroller/server/listen_address.h"
 #include "localcontroller/server/router.h"
@@ -30,11 +24,15 @@ namespace nereid::lc::server {
 namespace {
 
 using Json = nlohmann::json;
+using http::HttpListener;
+using http::HttpListenerOptions;
+using http::HttpRequest;
+using http::HttpResponse;
 
 constexpr char kJson[] = "application/json";
 
 struct Call {
-  const httplib::Request& request;
+  const HttpRequest& request;
   const PathParams& params;
 };
 
@@ -63,20 +61,6 @@ std::string ErrorBody(const std::string& path, int status, std::string_view mess
   return Dump(IsSednaPath(path) ? SednaReplyJson(status, message) : ErrorJson(status, message));
 }
 
-std::string DefaultMessage(int status, const httplib::Request& request) {
-  switch (status) {
-    case 400:
-      return "malformed HTTP request (a body needs Content-Length or chunked encoding)";
-    case 404:
-      return absl::StrCat("no such path: ", request.path);
-    case 413:
-      return "request body is too large";
-    case 414:
-      return "request URI is too long";
-    default:
-      return std::string(ReasonForHttpCode(status));
-  }
-}
 
 }  // namespace
 
@@ -98,104 +82,28 @@ class LcServer::Impl {
 
   absl::Status Listen() {
     ASSIGN_OR_RETURN(ListenAddress address, ParseListenAddress(options_.listen));
+    HttpListenerOptions listener;
+    listener.host = address.host;
+    listener.port = address.port;
+    listener.max_body_bytes = options_.max_body_bytes;
+    listener.threads = options_.threads;
+    listener.max_connections = options_.max_connections;
+    listener.idle_timeout = options_.idle_timeout;
     host_ = address.host;
-    const int threads = std::max(options_.threads, 1);
-    // httplib owns the queue it gets from this factory (its API takes a raw pointer).
-    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server_.set_payload_max_length(options_.max_body_bytes);
-    server_.set_read_timeout(absl::ToInt64Seconds(options_.read_timeout),
-                             absl::ToInt64Microseconds(options_.read_timeout) % 1000000);
-    server_.set_write_timeout(absl::ToInt64Seconds(options_.write_timeout),
-                              absl::ToInt64Microseconds(options_.write_timeout) % 1000000);
-    server_.set_keep_alive_max_count(100);
-    // httplib's default also sets SO_REUSEPORT, which would let a second process bind the same
-    // port and receive part of the worker reports; a busy port must be an error instead.
-    server_.set_socket_options([](socket_t sock) {
-      int yes = 1;
-      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    });
-
-    auto dispatch = [this](const httplib::Request& request, httplib::Response& response) {
-      Dispatch(request, response);
-    };
-    // Every method reaches the router, which answers 404/405 itself.
-    server_.Get(".*", dispatch);
-    server_.Delete(".*", httplib::Server::Handler(dispatch));
-    server_.Post(".*", httplib::Server::Handler(dispatch));
-    server_.Put(".*", httplib::Server::Handler(dispatch));
-    server_.Patch(".*", httplib::Server::Handler(dispatch));
-    server_.Options(".*", dispatch);
-    // Fills the body of errors httplib produces itself (413, 414, 400 for unparsable requests).
-    server_.set_error_handler(httplib::Server::HandlerWithResponse(
-        [](const httplib::Request& request, httplib::Response& response) {
-          if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-          response.set_content(
-              ErrorBody(request.path, response.status, DefaultMessage(response.status, request)),
-              kJson);
-          return httplib::Server::HandlerResponse::Handled;
-        }));
-    // A safety net only: Dispatch catches what a handler throws.
-    server_.set_exception_handler(
-        [](const httplib::Request& request, httplib::Response& response, std::exception_ptr ep) {
-          std::string what = "unknown exception";
-          try {
-            std::rethrow_exception(ep);
-          } catch (const std::exception& e) {
-            what = e.what();
-          } catch (...) {
-          }
-          LOG(ERROR) << "lc server: " << request.method << " " << request.path << ": " << what;
-          response.status = 500;
-          response.set_content(ErrorBody(request.path, 500, "internal error"), kJson);
-        });
-    server_.set_logger([this](const httplib::Request& request, const httplib::Response& response) {
-      requests_.Add({{"code", std::to_string(response.status)}}).Increment();
-      LOG(DEBUG) << "lc server: " << request.method << " " << request.path << " -> "
-                 << response.status;
-    });
-
-    if (address.port == 0) {
-      port_ = server_.bind_to_any_port(address.host);
-      if (port_ <= 0) {
-        return absl::UnavailableError(
-            absl::StrCat("cannot bind the REST listener to ", address.host, ":0"));
-      }
-    } else {
-      if (!server_.bind_to_port(address.host, address.port)) {
-        return absl::UnavailableError(absl::StrCat("cannot bind the REST listener to ",
-                                                   address.ToString(),
-                                                   " (address in use or not local?)"));
-      }
-      port_ = address.port;
-    }
-    thread_ = std::thread([this] {
-      pthread_setname_np(pthread_self(), "lc-http");
-      if (!server_.listen_after_bind()) LOG(ERROR) << "lc server: listener ended with an error";
-    });
-    // httplib 0.11 has no wait_until_ready(): poll with a deadline.
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!server_.is_running()) {
-      if (absl::Now() > deadline) {
-        Stop();
-        return absl::UnavailableError("the REST listener did not start within 10 s");
-      }
-      absl::SleepFor(absl::Milliseconds(1));
-    }
+    ASSIGN_OR_RETURN(listener_, HttpListener::Start(listener, [this](const HttpRequest& request) {
+                       return Dispatch(request);
+                     }));
     LOG(INFO) << "lc server: listening on " << url();
     return absl::OkStatus();
   }
 
   void Stop() {
-    absl::MutexLock lock(&stop_mu_);
-    if (stopped_) return;
-    stopped_ = true;
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
+    if (listener_ != nullptr) listener_->Stop();
   }
 
-  int port() const { return port_; }
+  int port() const { return listener_->port(); }
   std::string url() const {
-    return absl::StrCat("http://", ListenAddress{host_, port_}.ToString());
+    return absl::StrCat("http://", ListenAddress{host_, port()}.ToString());
   }
 
  private:
@@ -256,34 +164,46 @@ class LcServer::Impl {
     });
   }
 
-  void Dispatch(const httplib::Request& request, httplib::Response& response) {
-    Reply reply;
+  HttpResponse Dispatch(const HttpRequest& request) {
+    HttpResponse response = Route(request);
+    requests_.Add({{"code", std::to_string(response.status)}}).Increment();
+    LOG(DEBUG) << "lc server: " << request.method << " " << request.path << " -> "
+               << response.status;
+    return response;
+  }
+
+  HttpResponse Route(const HttpRequest& request) {
+    if (request.body_too_large) {
+      return Answer(request.path, 413, "request body is too large");
+    }
     Router<Handler>::Match match = router_.Find(request.method, request.path);
     switch (match.kind) {
       case Router<Handler>::Match::Kind::kNotFound:
-        reply = Reply{404, ErrorBody(request.path, 404, DefaultMessage(404, request)), kJson};
-        break;
+        return Answer(request.path, 404, absl::StrCat("no such path: ", request.path));
       case Router<Handler>::Match::Kind::kMethodNotAllowed: {
         const std::string allow = absl::StrJoin(match.allowed, ", ");
-        response.set_header("Allow", allow);
-        reply = Reply{405,
-                      ErrorBody(request.path, 405,
-                                absl::StrCat("method ", request.method, " is not allowed on ",
-                                             request.path, "; allowed: ", allow)),
-                      kJson};
-        break;
+        HttpResponse response =
+            Answer(request.path, 405,
+                   absl::StrCat("method ", request.method, " is not allowed on ", request.path,
+                                "; allowed: ", allow));
+        response.headers.emplace_back("Allow", allow);
+        return response;
       }
       case Router<Handler>::Match::Kind::kFound:
-        try {
-          reply = (*match.handler)(Call{request, match.params});
-        } catch (const std::exception& e) {
-          LOG(ERROR) << "lc server: " << request.method << " " << request.path << ": " << e.what();
-          reply = Reply{500, ErrorBody(request.path, 500, "internal error"), kJson};
-        }
         break;
     }
-    response.status = reply.status;
-    response.set_content(reply.body, reply.content_type.c_str());
+    try {
+      Reply reply = (*match.handler)(Call{request, match.params});
+      return HttpResponse{reply.status, std::move(reply.body), std::move(reply.content_type), {}};
+    } catch (const std::exception& e) {  // a safety net: handlers return errors
+      LOG(ERROR) << "lc server: " << request.method << " " << request.path << ": " << e.what();
+      return Answer(request.path, 500, "internal error");
+    }
+  }
+
+  // An error in the shape the path's clients read.
+  static HttpResponse Answer(const std::string& path, int status, std::string_view message) {
+    return HttpResponse{status, ErrorBody(path, status, message), kJson, {}};
   }
 
   const ServerOptions options_;
@@ -292,12 +212,8 @@ class LcServer::Impl {
   const std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& requests_;
   Router<Handler> router_;
-  httplib::Server server_;
   std::string host_;
-  int port_ = 0;
-  std::thread thread_;
-  absl::Mutex stop_mu_;
-  bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
+  std::unique_ptr<HttpListener> listener_;  // last: stopped (joined) before the routes go
 };
 
 absl::StatusOr<std::unique_ptr<LcServer>> LcServer::Start(const ServerOptions& options,

@@ -13,9 +13,12 @@
 // Errors: 404 unknown path or object, 405 known path with another method (Allow header), 413 body
 // over `max_body_bytes`, 400 malformed input, 500 if a handler throws (a safety net: handlers
 // return errors, they do not throw). Bodies: {"error":{"code","reason","message"}}, except under
-// /sedna/ where Sedna's {"Status","Message"} shape is kept for the SDK.
+// /sedna/ where Sedna's {"Status","Message"} shape is kept for the SDK. Requests that cannot be
+// parsed as HTTP at all (a broken request line, headers over 32 KiB) get libmicrohttpd's own 400,
+// 414 or 431.
 //
-// cpp-httplib stays behind the pimpl. Requests run on a fixed pool of `threads` threads.
+// The transport is HttpListener (event loop on `threads` threads): slow clients wait in poll()
+// and do not hold the threads that serve worker reports.
 
 #include <memory>
 #include <string>
@@ -32,8 +35,8 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:9100";  // port 0 picks a free port (tests)
   size_t max_body_bytes = 1 << 20;
   int threads = 4;
-  absl::Duration read_timeout = absl::Seconds(10);
-  absl::Duration write_timeout = absl::Seconds(10);
+  unsigned max_connections = 4096;  // open at once; also needs as many file descriptors
+  absl::Duration idle_timeout = absl::Seconds(10);  // a silent connection is closed after this
   // Where the per-status-code request counter lives (also served on /metrics); null = private.
   std::shared_ptr<prometheus::Registry> registry;
 };
@@ -49,7 +52,7 @@ class LcServer {
   LcServer(const LcServer&) = delete;
   LcServer& operator=(const LcServer&) = delete;
 
-  // Stops accepting, finishes the listener thread. Idempotent.
+  // Stops accepting, closes the connections, joins the listener's threads. Idempotent.
   void Stop();
 
   int port() const;

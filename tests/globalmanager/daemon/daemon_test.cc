@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/api/sedna_contract.h"
 #include "common/kube/resource.h"
@@ -19,6 +20,7 @@
 #include "tests/fakes/intercepting_kube_client.h"
 #include "tests/globalmanager/daemon/daemon_test_util.h"
 #include "tests/globalmanager/edgehub/test_node.h"
+#include "tests/support/loopback_connection.h"
 
 namespace nereid::gm {
 namespace {
@@ -79,6 +81,17 @@ TEST_CASE("a GM becomes ready, sends a Dataset to its node and writes the node's
   CHECK(metrics.body.find("nereid_gm_leader 1") != std::string::npos);
   CHECK(metrics.body.find("nereid_edgehub_connected_nodes") != std::string::npos);
   CHECK(HttpGet(gm->http_port(), "/nope").status == 404);
+  {
+    // Slow clients in the cluster network (each sent half a request and waits) do not hold up
+    // the kubelet's probes: the listener does not give each connection a thread.
+    std::vector<nereid::testing::LoopbackConnection> slow;
+    for (int i = 0; i < 300; ++i) {
+      slow.emplace_back(gm->http_port());
+      REQUIRE(slow.back().Send("GET /healthz HTTP/1.1\r\nHost: gm\r\n"));
+    }
+    CHECK(HttpGet(gm->http_port(), "/healthz").status == 200);
+    CHECK(HttpGet(gm->http_port(), "/readyz").status == 200);
+  }
 
   // The Lease names us.
   absl::StatusOr<Json> lease = api.Get(kube::resources::Leases(), "kube-system", "nereid-gm");

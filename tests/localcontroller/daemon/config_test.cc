@@ -61,18 +61,21 @@ TEST_CASE("the documented command line is understood", "[lc][config]") {
   CHECK(c.scan_period == absl::Seconds(90));
 
   LcConfig eq = MustLoad({"--node=edge-2", "--gm=gm:9000", "--insecure", "--scan-period=2m",
-                          "--model-check-period=30", "--http-threads=2", "--log-level=debug"});
+                          "--model-check-period=30", "--http-threads=2", "--log-level=debug",
+                          "--http-max-connections=64"});
   CHECK(eq.node_name == "edge-2");
   CHECK(eq.tls.insecure);
   CHECK(eq.scan_period == absl::Minutes(2));
   CHECK(eq.model_check_period == absl::Seconds(30));
   CHECK(eq.http_threads == 2);
+  CHECK(eq.http_max_connections == 64);
   CHECK(eq.log_level == "debug");
   // Defaults.
   CHECK(eq.host_root == "/rootfs");
   CHECK(eq.db_path == "/rootfs/var/lib/nereid/lc.db");
   CHECK(eq.listen == "127.0.0.1:9100");
   CHECK(eq.max_request_bytes == 1u << 20);
+  CHECK(MustLoad({"--node=edge-2", "--gm=gm:9000", "--insecure"}).http_max_connections == 4096);
   CHECK(eq.s3_addressing == "auto");
   CHECK(eq.s3_ca_file.empty());
   CHECK(eq.keepalive_time == absl::Seconds(30));
@@ -185,6 +188,8 @@ TEST_CASE("configuration errors name what is wrong", "[lc][config]") {
   CHECK_THAT(LoadError(With(base, {"--listen", "localhost"})), Catch::Contains("--listen"));
   CHECK_THAT(LoadError(With(base, {"--insecure=maybe"})), Catch::Contains("--insecure"));
   CHECK_THAT(LoadError(With(base, {"--http-threads", "0"})), Catch::Contains("--http-threads"));
+  CHECK_THAT(LoadError(With(base, {"--http-max-connections", "8"})),
+             Catch::Contains("--http-max-connections must be 16..1000000"));
   CHECK_THAT(LoadError(With(base, {"--log-level", "loud"})), Catch::Contains("--log-level"));
   CHECK_THAT(LoadError(With(base, {"--node", "two words"})), Catch::Contains("spaces"));
   CHECK_THAT(LoadError(With(base, {"--s3-addressing", "dns"})),
