@@ -71,10 +71,10 @@ absl::Status Daemon::Init() {
   monitor_options.watch = options_.watch_datasets;
   // The handler exists before the monitor starts; callbacks reach it through the daemon.
   monitor_options.on_report = [this](const dataset::ScanReport& report) {
-    dataset_handler_->OnReport(report);
+    return dataset_handler_->OnReport(report);
   };
   monitor_options.on_checkpoint = [this](const std::string& key, const std::string& data) {
-    dataset_handler_->OnCheckpoint(key, data);
+    return dataset_handler_->OnCheckpoint(key, data);
   };
   monitor_ = std::make_unique<dataset::DatasetMonitor>(std::move(monitor_options));
 

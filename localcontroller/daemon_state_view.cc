@@ -154,6 +154,15 @@ absl::Status DaemonStateView::Ready() {
   if (!daemon_->running()) {
     return absl::UnavailableError("the LocalController is starting or stopping");
   }
+  // Reports and desired objects cannot be stored: nothing is lost (the scanner reports again, the
+  // GM resends), but the node is not doing its job and the operator has to free space.
+  const db::LcDatabase::WriteHealth db = daemon_->db().write_health();
+  if (!db.error.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        "database writes failing since ", absl::FormatTime(absl::RFC3339_sec, db.failing_since,
+                                                           absl::UTCTimeZone()),
+        " (disk full?): ", db.error.message()));
+  }
   return absl::OkStatus();
 }
 
@@ -288,6 +297,14 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   } else {
     LOG(WARNING) << "metrics: outbox stats: " << outbox.status();
   }
+
+  const db::LcDatabase::WriteHealth db = daemon_->db().write_health();
+  families.push_back(Gauge("nereid_lc_database_write_failing",
+                           "1 while writes to the LC database fail (disk full, I/O error)",
+                           db.error.ok() ? 0 : 1));
+  families.push_back(Counter("nereid_lc_database_write_failures_total",
+                             "Writes to the LC database that failed for the storage",
+                             static_cast<double>(db.failures)));
 
   const LinkStatus link = daemon_->link_status();
   prometheus::MetricFamily state =

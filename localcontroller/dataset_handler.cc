@@ -88,7 +88,7 @@ void DatasetHandler::Forget(const edge::v1::ObjectRef& ref) {
   uids_.erase(key);
 }
 
-void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
+absl::Status DatasetHandler::OnReport(const dataset::ScanReport& scan) {
   failpoint::Hit(failpoint::kLcDatasetBeforeReport);  // crash tests: checkpoint stored, result not
   const auto [ns, name] = SplitNsNameKey(scan.spec.key);
   edge::v1::StatusReport report;
@@ -121,20 +121,26 @@ void DatasetHandler::OnReport(const dataset::ScanReport& scan) {
   });
   if (absl::IsNotFound(written)) {
     LOG(DEBUG) << "dataset " << scan.spec.key << ": deleted meanwhile, result dropped";
-  } else if (!written.ok()) {
+    return absl::OkStatus();
+  }
+  if (!written.ok()) {
     LOG(ERROR) << "dataset " << scan.spec.key << ": storing the result failed: " << written;
   }
+  return written;
 }
 
-void DatasetHandler::OnCheckpoint(const std::string& key, const std::string& data) {
+absl::Status DatasetHandler::OnCheckpoint(const std::string& key, const std::string& data) {
   failpoint::Hit(failpoint::kLcDatasetBeforeCheckpoint);  // crash tests: counted, nothing stored
   const auto [ns, name] = SplitNsNameKey(key);
   absl::Status written = db_->PutFileCheckpoint(ns, name, kDatasetCheckpointPath, data);
   if (absl::IsNotFound(written)) {
     LOG(DEBUG) << "dataset " << key << ": deleted meanwhile, checkpoint dropped";
-  } else if (!written.ok()) {
+    return absl::OkStatus();
+  }
+  if (!written.ok()) {
     LOG(WARNING) << "dataset " << key << ": storing the checkpoint failed: " << written;
   }
+  return written;
 }
 
 }  // namespace nereid::lc

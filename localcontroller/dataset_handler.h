@@ -37,8 +37,9 @@ class DatasetHandler final : public ResourceHandler {
   void Restore(const edge::v1::Resource& resource);
 
   // Monitor callbacks (scanner thread).
-  void OnReport(const dataset::ScanReport& report);
-  void OnCheckpoint(const std::string& key, const std::string& data);
+  // Both return what storing gave (OK also when the dataset was deleted meanwhile).
+  absl::Status OnReport(const dataset::ScanReport& report);
+  absl::Status OnCheckpoint(const std::string& key, const std::string& data);
 
  private:
   // Records the uid held for `key`; true when another uid was held before (re-created object).

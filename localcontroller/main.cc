@@ -5,6 +5,7 @@
 // Once listening it prints "listening on http://HOST:PORT" on stdout (scripts and tests read the
 // port from it when --listen asks for port 0).
 
+#include <signal.h>
 #include <string.h>
 
 #include <iostream>
@@ -43,6 +44,9 @@ int RunDaemon(const std::vector<std::string>& args) {
     return 2;
   }
 
+  // A file-size limit (RLIMIT_FSIZE, a quota-like cap on the node) must fail the write that
+  // crosses it with EFBIG, which SQLite reports and /readyz shows, not kill the daemon.
+  signal(SIGXFSZ, SIG_IGN);
   // Every thread the daemon starts inherits this mask, so the signals reach only the wait below.
   nereid::process::BlockStopSignals();
 

@@ -12,9 +12,8 @@ FakeClock::FakeClock(absl::Time start) : now_ns_(absl::ToUnixNanos(start)) {}
 
 absl::Time FakeClock::Now() const { return absl::FromUnixNanos(now_ns_.load()); }
 
-bool FakeClock::AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
-                                  absl::Time deadline) {
-  const bool timed = deadline != absl::InfiniteFuture();
+template <typename Done>
+bool FakeClock::Await(absl::Mutex* mu, const absl::Condition& cond, bool timed, Done done) {
   if (timed) timed_waiters_.fetch_add(1);
   bool result = false;
   while (true) {
@@ -22,15 +21,30 @@ bool FakeClock::AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
       result = true;
       break;
     }
-    if (Now() >= deadline) break;
+    if (done()) break;
     mu->AwaitWithTimeout(cond, kRecheckInterval);
   }
   if (timed) timed_waiters_.fetch_sub(1);
   return result;
 }
 
+bool FakeClock::AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                                  absl::Time deadline) {
+  return Await(mu, cond, deadline != absl::InfiniteFuture(),
+               [&] { return Now() >= deadline; });
+}
+
+bool FakeClock::AwaitFor(absl::Mutex* mu, const absl::Condition& cond, absl::Duration timeout) {
+  if (timeout == absl::InfiniteDuration()) {
+    return AwaitWithDeadline(mu, cond, absl::InfiniteFuture());
+  }
+  const int64_t end = elapsed_ns_.load() + absl::ToInt64Nanoseconds(timeout);
+  return Await(mu, cond, /*timed=*/true, [&] { return elapsed_ns_.load() >= end; });
+}
+
 void FakeClock::Advance(absl::Duration duration) {
   now_ns_.fetch_add(absl::ToInt64Nanoseconds(duration));
+  elapsed_ns_.fetch_add(absl::ToInt64Nanoseconds(duration));
 }
 
 void FakeClock::SetTime(absl::Time time) { now_ns_.store(absl::ToUnixNanos(time)); }

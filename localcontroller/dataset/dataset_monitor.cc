@@ -23,7 +23,7 @@ ReportedState ScanReport::reported() const {
 }
 
 DatasetMonitor::DatasetMonitor(Options options)
-    : options_(std::move(options)), counter_(options_.counter) {}
+    : options_(std::move(options)), counter_(options_.counter), steps_(options_.clock) {}
 
 DatasetMonitor::~DatasetMonitor() { Stop(); }
 
@@ -163,6 +163,14 @@ void DatasetMonitor::Run() {
   pthread_setname_np(pthread_self(), "dataset-scan");
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
+    if (const absl::Duration back = steps_.BackwardStep(); back > absl::ZeroDuration()) {
+      // Without this the next periodic scan would wait for the step to be lived again.
+      LOG(WARNING) << "dataset monitor: the clock went back " << back << "; rescheduling scans";
+      for (auto& [key, t] : datasets_) {
+        t.next_periodic -= back;
+        t.last_scan_start -= back;
+      }
+    }
     absl::Time wake = absl::InfiniteFuture();
     std::optional<std::string> key = NextDueLocked(options_.clock->Now(), &wake);
     if (key.has_value()) {
@@ -170,7 +178,7 @@ void DatasetMonitor::Run() {
       continue;
     }
     wake_ = false;
-    options_.clock->AwaitWithDeadline(&mu_, absl::Condition(&wake_), wake);
+    steps_.AwaitUntil(&mu_, absl::Condition(&wake_), wake);
   }
 }
 
@@ -281,7 +289,8 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   stats_.bytes_read += report.bytes_read;
 
   std::string checkpoint_data;
-  if (result.ok() && (!current.checkpoint.has_value() || !(*current.checkpoint == result->checkpoint))) {
+  if (result.ok() && (!current.checkpoint.has_value() || !current.checkpoint_stored ||
+                      !(*current.checkpoint == result->checkpoint))) {
     current.checkpoint = result->checkpoint;
     checkpoint_data = SerializeCheckpoint(result->checkpoint);
   }
@@ -303,10 +312,19 @@ void DatasetMonitor::ScanLocked(const std::string& key) {
   scanning_.clear();
   reporting_ = key;
   mu_.Unlock();
-  if (!checkpoint_data.empty() && options_.on_checkpoint) options_.on_checkpoint(key, checkpoint_data);
-  if (emit && options_.on_report) options_.on_report(report);
+  bool checkpoint_stored = true;
+  bool report_stored = true;
+  if (!checkpoint_data.empty() && options_.on_checkpoint) {
+    checkpoint_stored = options_.on_checkpoint(key, checkpoint_data).ok();
+  }
+  if (emit && options_.on_report) report_stored = options_.on_report(report).ok();
   mu_.Lock();
   reporting_.clear();
+  // Removed or changed meanwhile: a new generation starts afresh anyway.
+  auto again = datasets_.find(key);
+  if (again == datasets_.end() || again->second.generation != generation) return;
+  if (!checkpoint_data.empty()) again->second.checkpoint_stored = checkpoint_stored;
+  if (!report_stored) again->second.reported.reset();  // deliver it again after the next scan
 }
 
 }  // namespace nereid::lc::dataset

@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "common/s3/credential.h"
 #include "common/time/clock.h"
+#include "common/time/wall_clock_steps.h"
 #include "localcontroller/dataset/change_watcher.h"
 #include "localcontroller/dataset/checkpoint.h"
 #include "localcontroller/dataset/sample_counter.h"
@@ -69,8 +70,11 @@ struct ScanReport {
 
 class DatasetMonitor {
  public:
-  using ReportCallback = std::function<void(const ScanReport&)>;
-  using CheckpointCallback = std::function<void(const std::string& key, const std::string& data)>;
+  // Both return whether the data was stored; what failed (a full disk) is delivered again after
+  // the next scan, even when that scan finds nothing new, so nothing is lost once space returns.
+  using ReportCallback = std::function<absl::Status(const ScanReport&)>;
+  using CheckpointCallback =
+      std::function<absl::Status(const std::string& key, const std::string& data)>;
   using WatcherFactory =
       std::function<absl::StatusOr<std::unique_ptr<ChangeWatcher>>(ChangeWatcher::OnChange)>;
 
@@ -126,7 +130,8 @@ class DatasetMonitor {
     DatasetSpec spec;
     uint64_t generation = 0;
     std::optional<Checkpoint> checkpoint;
-    std::optional<ReportedState> reported;
+    bool checkpoint_stored = true;  // on_checkpoint took `checkpoint`
+    std::optional<ReportedState> reported;  // the last report on_report took
     std::optional<ScanReport> last;
     bool dirty = true;
     bool scanned = false;
@@ -158,6 +163,8 @@ class DatasetMonitor {
   std::string scanning_ ABSL_GUARDED_BY(mu_);   // key being counted, "" if none
   std::string reporting_ ABSL_GUARDED_BY(mu_);  // key whose callbacks are running, "" if none
   Stats stats_ ABSL_GUARDED_BY(mu_);
+  // Scans are scheduled at wall-clock times: a step of the clock back moves them back.
+  WallClockSteps steps_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> cancel_scan_{false};
   std::thread thread_;
 };

@@ -145,22 +145,58 @@ LcDatabase::LcDatabase(std::string path, std::string node_name, std::unique_ptr<
       node_name_(std::move(node_name)),
       db_(std::move(db)),
       tables_{DesiredObjects(*db_, clock), DatasetCheckpoints(*db_, clock), Outbox(*db_, clock),
-              Meta(*db_)} {}
+              Meta(*db_)},
+      clock_(clock) {}
 
 LcDatabase::~LcDatabase() = default;
 
 absl::Status LcDatabase::Write(absl::FunctionRef<absl::Status(Tables&)> fn) {
   bool enqueued = false;
+  absl::Status status;
   {
     absl::MutexLock lock(&mu_);
-    const int64_t before = tables_.outbox.enqueue_calls();
-    ASSIGN_OR_RETURN(store::Transaction txn, store::Transaction::Begin(*db_));
-    RETURN_IF_ERROR(fn(tables_));
-    RETURN_IF_ERROR(txn.Commit());
-    enqueued = tables_.outbox.enqueue_calls() != before;
+    status = WriteLocked(fn, &enqueued);
+    RecordWriteOutcome(status);
   }
   if (enqueued) NotifyEnqueued();
+  return status;
+}
+
+absl::Status LcDatabase::WriteLocked(absl::FunctionRef<absl::Status(Tables&)> fn,
+                                     bool* enqueued) {
+  const int64_t before = tables_.outbox.enqueue_calls();
+  ASSIGN_OR_RETURN(store::Transaction txn, store::Transaction::Begin(*db_));
+  RETURN_IF_ERROR(fn(tables_));
+  RETURN_IF_ERROR(txn.Commit());
+  *enqueued = tables_.outbox.enqueue_calls() != before;
   return absl::OkStatus();
+}
+
+void LcDatabase::RecordWriteOutcome(const absl::Status& status) {
+  // How common/store maps SQLite's storage failures: SQLITE_FULL → ResourceExhausted, IOERR →
+  // Unavailable, READONLY/PERM → PermissionDenied, CORRUPT → DataLoss.
+  const bool storage_failure = absl::IsResourceExhausted(status) || absl::IsUnavailable(status) ||
+                               absl::IsPermissionDenied(status) || absl::IsDataLoss(status);
+  absl::MutexLock lock(&health_mu_);
+  if (status.ok()) {
+    if (!health_.error.ok()) {
+      LOG(INFO) << "lc database " << path_ << ": writes commit again";
+      health_.error = absl::OkStatus();
+    }
+    return;
+  }
+  if (!storage_failure) return;
+  if (health_.error.ok()) {
+    health_.failing_since = clock_->Now();
+    LOG(ERROR) << "lc database " << path_ << ": writes are failing (disk full?): " << status;
+  }
+  health_.error = status;
+  ++health_.failures;
+}
+
+LcDatabase::WriteHealth LcDatabase::write_health() const {
+  absl::MutexLock lock(&health_mu_);
+  return health_;
 }
 
 absl::Status LcDatabase::Read(absl::FunctionRef<absl::Status(Tables&)> fn) {

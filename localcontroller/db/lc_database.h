@@ -111,6 +111,16 @@ class LcDatabase {
   absl::Status SetLastSync(absl::Time time);
   absl::StatusOr<std::optional<absl::Time>> LastSync();
 
+  // Whether writes reach the disk. A write that fails for the storage (a full disk or file-size
+  // limit, an I/O error, a read-only file) sets `error` until a later write commits; failures of
+  // a write's own logic (NotFound, FailedPrecondition, ...) do not count.
+  struct WriteHealth {
+    absl::Status error;  // OK while writes commit
+    absl::Time failing_since = absl::InfinitePast();
+    int64_t failures = 0;  // storage failures since Open
+  };
+  WriteHealth write_health() const;
+
   // Full PRAGMA integrity_check (slow on big files; for tests and operator tooling).
   absl::Status CheckIntegrity();
 
@@ -120,12 +130,18 @@ class LcDatabase {
  private:
   LcDatabase(std::string path, std::string node_name, std::unique_ptr<store::Db> db, Clock* clock);
   void NotifyEnqueued();
+  absl::Status WriteLocked(absl::FunctionRef<absl::Status(Tables&)> fn, bool* enqueued)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordWriteOutcome(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   const std::string node_name_;
   absl::Mutex mu_;
   std::unique_ptr<store::Db> db_ ABSL_GUARDED_BY(mu_);
   Tables tables_ ABSL_GUARDED_BY(mu_);
+  Clock* const clock_;
+  mutable absl::Mutex health_mu_;  // apart from mu_: readers must not wait behind a slow write
+  WriteHealth health_ ABSL_GUARDED_BY(health_mu_);
 
   absl::Mutex listener_mu_;
   std::function<void()> listener_ ABSL_GUARDED_BY(listener_mu_);

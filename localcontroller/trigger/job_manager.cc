@@ -118,7 +118,8 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   return absl::OkStatus();
 }
 
-JobManager::JobManager(Options options) : options_(std::move(options)) {}
+JobManager::JobManager(Options options)
+    : options_(std::move(options)), steps_(options_.clock) {}
 
 JobManager::~JobManager() { Stop(); }
 
@@ -208,12 +209,13 @@ void JobManager::Start() {
     while (!stopping_) {
       wake_ = false;
       const absl::Time next = PollLocked();
-      options_.clock->AwaitWithDeadline(&mu_,
-                                        absl::Condition(
-                                            +[](JobManager* m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(
-                                                 m->mu_) { return m->wake_ || m->stopping_; },
-                                            this),
-                                        next);
+      steps_.AwaitUntil(&mu_,
+                        absl::Condition(
+                            +[](JobManager* m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(m->mu_) {
+                              return m->wake_ || m->stopping_;
+                            },
+                            this),
+                        next);
     }
   });
 }
@@ -247,6 +249,15 @@ size_t JobManager::size() const {
 
 absl::Time JobManager::PollLocked() {
   const absl::Time now = options_.clock->Now();
+  if (const absl::Duration back = steps_.BackwardStep(); back > absl::ZeroDuration()) {
+    // Without this a check due in a minute would wait for the step to be lived again, and a
+    // report in flight would not be resent for as long.
+    LOG(WARNING) << "job manager: the clock went back " << back << "; rescheduling checks";
+    for (auto& [key, job] : jobs_) {
+      job.next_check -= back;
+      job.reported_at -= back;
+    }
+  }
   absl::Time next = absl::InfiniteFuture();
   for (auto& [key, job] : jobs_) {
     if (job.next_check <= now) Evaluate(job, now);

@@ -42,6 +42,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/time/clock.h"
+#include "common/time/wall_clock_steps.h"
 #include "localcontroller/db/lc_database.h"
 #include "localcontroller/resource_handler.h"
 #include "localcontroller/trigger/trigger.h"
@@ -121,6 +122,8 @@ class JobManager final : public ResourceHandler {
   std::map<std::string, Job> jobs_ ABSL_GUARDED_BY(mu_);
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Checks are scheduled at wall-clock times: a step of the clock back moves them back.
+  WallClockSteps steps_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

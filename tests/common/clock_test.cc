@@ -5,6 +5,7 @@
 
 #include "common/time/clock.h"
 #include "common/time/fake_clock.h"
+#include "common/time/wall_clock_steps.h"
 #include "tests/fakes/eventually.h"
 
 namespace nereid {
@@ -59,6 +60,56 @@ TEST_CASE("RealClock AwaitWithDeadline times out with the condition false") {
   absl::MutexLock lock(&mu);
   CHECK_FALSE(Clock::Real()->AwaitWithDeadline(&mu, absl::Condition(&never),
                                                absl::Now() + absl::Milliseconds(5)));
+}
+
+TEST_CASE("FakeClock::AwaitFor counts time that passes, not steps of the wall clock") {
+  FakeClock clock;
+  std::atomic<bool> woke{false};
+  std::thread sleeper([&] {
+    absl::Mutex mu;
+    static const bool kNever = false;
+    absl::MutexLock lock(&mu);
+    clock.AwaitFor(&mu, absl::Condition(&kNever), absl::Seconds(60));
+    woke = true;
+  });
+  REQUIRE(fakes::Eventually([&] { return clock.timed_waiters() == 1; }));
+  clock.SetTime(clock.Now() + absl::Hours(1));  // a step forward: no time passed
+  clock.SetTime(clock.Now() - absl::Hours(3));  // and back
+  clock.Advance(absl::Seconds(59));
+  CHECK_FALSE(fakes::Eventually([&] { return woke.load(); }, absl::Milliseconds(50)));
+  clock.Advance(absl::Seconds(1));
+  sleeper.join();
+  CHECK(woke.load());
+}
+
+TEST_CASE("WallClockSteps measures backward steps and waits in bounded slices") {
+  FakeClock clock;
+  WallClockSteps steps(&clock, absl::Seconds(1));
+  CHECK(steps.BackwardStep() == absl::ZeroDuration());
+  clock.Advance(absl::Seconds(5));
+  CHECK(steps.BackwardStep() == absl::ZeroDuration());
+  clock.SetTime(clock.Now() + absl::Hours(1));
+  CHECK(steps.BackwardStep() == absl::ZeroDuration());  // forward steps need nothing
+  clock.SetTime(clock.Now() - absl::Hours(2));
+  CHECK(steps.BackwardStep() == absl::Hours(2));
+  CHECK(steps.BackwardStep() == absl::ZeroDuration());  // measured once
+
+  // A deadline an hour away, the wall clock stepped back meanwhile: the wait still ends after a
+  // slice, so the caller can look at the clock again.
+  std::atomic<bool> returned{false};
+  const absl::Time deadline = clock.Now() + absl::Hours(1);
+  std::thread waiter([&] {
+    absl::Mutex mu;
+    static const bool kNever = false;
+    absl::MutexLock lock(&mu);
+    steps.AwaitUntil(&mu, absl::Condition(&kNever), deadline);
+    returned = true;
+  });
+  REQUIRE(fakes::Eventually([&] { return clock.timed_waiters() == 1; }));
+  clock.SetTime(clock.Now() - absl::Hours(5));
+  clock.Advance(absl::Seconds(1));
+  waiter.join();
+  CHECK(returned.load());
 }
 
 }  // namespace

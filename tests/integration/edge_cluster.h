@@ -39,6 +39,14 @@ struct EdgeBinaries {
   std::string source_dir;  // deploy/crds
 };
 
+#ifdef NEREID_GM_BIN
+// The binaries nereid_integration_test(... PROCESSES) hands this test.
+inline EdgeBinaries BuiltEdgeBinaries() {
+  return {NEREID_DEVAPISERVER_BIN, NEREID_GM_BIN, NEREID_LC_BIN, NEREID_KUBECTL,
+          NEREID_SOURCE_DIR};
+}
+#endif
+
 inline bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
@@ -120,10 +128,14 @@ class EdgeCluster {
  public:
   using Json = nlohmann::json;
 
-  // `gm_config_extra`: more lines for the GM's config file (e.g. edgeKeepalive).
+  // `gm_config_extra`: more lines for the GM's config file (e.g. edgeKeepalive);
+  // `api_extra_args`: more devapiserver flags (e.g. --enable-debug-faults).
   EdgeCluster(EdgeBinaries bins, const std::string& temp_prefix,
-              const std::string& gm_config_extra = "")
-      : bins_(std::move(bins)), api_(ApiOptions(bins_, temp_prefix)), gm_port_(FreePort()) {
+              const std::string& gm_config_extra = "",
+              const std::vector<std::string>& api_extra_args = {})
+      : bins_(std::move(bins)),
+        api_(ApiOptions(bins_, temp_prefix, api_extra_args)),
+        gm_port_(FreePort()) {
     Kubectl({"apply", "-f", bins_.source_dir + "/deploy/crds/"});
     // Short lease: a restarted GM (same identity, the Lease released at SIGTERM) leads at once.
     gm_config_ = *dir().Write("gm.yaml",
@@ -137,6 +149,7 @@ class EdgeCluster {
   const TempDir& dir() const { return api_.dir(); }
   std::string kubeconfig() const { return api_.kubeconfig(); }
   int gm_port() const { return gm_port_; }
+  int api_port() const { return api_.port(); }
   int gm_http_port() const { return gm_http_port_; }
   const EdgeBinaries& bins() const { return bins_; }
 
@@ -272,12 +285,14 @@ class EdgeCluster {
 
  private:
   static DevApiServerProcess::Options ApiOptions(const EdgeBinaries& bins,
-                                                 const std::string& temp_prefix) {
+                                                 const std::string& temp_prefix,
+                                                 const std::vector<std::string>& extra_args) {
     DevApiServerProcess::Options options;
     options.devapiserver = bins.devapiserver;
     options.kubectl = bins.kubectl;
     options.source_dir = bins.source_dir;
     options.temp_prefix = temp_prefix;
+    options.extra_args = extra_args;
     return options;
   }
 

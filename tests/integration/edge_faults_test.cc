@@ -43,11 +43,6 @@ using testing::WaitFor;
 
 constexpr absl::Duration kPoll = testing::kEdgePoll;
 
-testing::EdgeBinaries Binaries() {
-  return {NEREID_DEVAPISERVER_BIN, NEREID_GM_BIN, NEREID_LC_BIN, NEREID_KUBECTL,
-          NEREID_SOURCE_DIR};
-}
-
 // Pings every second on both sides, so a silent link is found dead within about 2 s.
 const char kFastGmKeepalive[] = "edgeKeepalive: {time: 1s, timeout: 1s, minClientPingInterval: 500ms}\n";
 
@@ -75,7 +70,7 @@ std::string DatasetResourceVersion(EdgeCluster& cluster, const std::string& name
 
 TEST_CASE("a blackholed edge link converges once restored, nothing lost or rewritten",
           "[integration][faults]") {
-  EdgeCluster cluster(Binaries(), "edge-faults-", kFastGmKeepalive);
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "edge-faults-", kFastGmKeepalive);
   const std::string data = cluster.dir().File("root-edge-a/data");
   std::filesystem::create_directories(data);
   AppendLines(data + "/a.txt", 1, 10);
@@ -123,7 +118,7 @@ TEST_CASE("a blackholed edge link converges once restored, nothing lost or rewri
 
 TEST_CASE("reports keep landing while the edge link is reset again and again",
           "[integration][faults]") {
-  EdgeCluster cluster(Binaries(), "edge-resets-", kFastGmKeepalive);
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "edge-resets-", kFastGmKeepalive);
   const std::string file = cluster.dir().File("root-edge-a/data/a.txt");
   std::filesystem::create_directories(cluster.dir().File("root-edge-a/data"));
   AppendLines(file, 1, 1);
@@ -175,7 +170,7 @@ std::string KubeconfigThrough(const EdgeCluster& cluster, int port, int* api_por
 
 TEST_CASE("the GM rides out an API server outage without a hot loop and converges after",
           "[integration][faults]") {
-  EdgeCluster cluster(Binaries(), "api-outage-");
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "api-outage-");
   const std::string data = cluster.dir().File("root-edge-a/data");
   std::filesystem::create_directories(data);
   AppendLines(data + "/a.txt", 1, 10);

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "common/kube/config.h"
 
@@ -14,12 +15,15 @@ DevApiServerProcess::DevApiServerProcess(Options options) : options_(std::move(o
   Subprocess::Options process;
   process.argv = {options_.devapiserver, "--listen", "127.0.0.1:0", "--kubeconfig-out",
                   kubeconfig()};
+  process.argv.insert(process.argv.end(), options_.extra_args.begin(), options_.extra_args.end());
   auto started = Subprocess::Start(std::move(process));
   REQUIRE(started.ok());
   server_ = *std::move(started);
   auto line = server_->ReadLine(absl::Seconds(15));
   REQUIRE(line.ok());
-  REQUIRE_FALSE(ListenUrl(*line).empty());
+  const std::string url = ListenUrl(*line);
+  REQUIRE_FALSE(url.empty());
+  REQUIRE(absl::SimpleAtoi(url.substr(url.rfind(':') + 1), &port_));
 }
 
 DevApiServerProcess::~DevApiServerProcess() {

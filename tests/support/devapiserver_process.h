@@ -36,6 +36,7 @@ class DevApiServerProcess {
     std::string temp_prefix = "nereid-devapiserver";     // TempDir prefix
     absl::Duration kubectl_timeout = absl::Seconds(30);  // per kubectl run
     absl::Duration served_timeout = absl::Seconds(20);   // ApplyCrds' wait until served
+    std::vector<std::string> extra_args;  // more devapiserver flags (--enable-debug-faults)
   };
 
   explicit DevApiServerProcess(Options options);
@@ -45,6 +46,7 @@ class DevApiServerProcess {
 
   const TempDir& dir() const { return *dir_; }
   std::string kubeconfig() const { return dir_->File("kubeconfig"); }
+  int port() const { return port_; }
   Subprocess& server() { return *server_; }
   // A RestClient on the kubeconfig, created on first use.
   kube::RestClient* client();
@@ -63,6 +65,7 @@ class DevApiServerProcess {
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<Subprocess> server_;
   std::unique_ptr<kube::RestClient> client_;
+  int port_ = 0;
 };
 
 }  // namespace nereid::testing

@@ -16,6 +16,7 @@
 #include "common/strings/absl_compat.h"
 #include "httplib.h"
 #include "tools/devapiserver/discovery.h"
+#include "tools/devapiserver/fault_injector.h"
 #include "tools/devapiserver/flags.h"
 #include "tools/devapiserver/patch.h"
 #include "tools/devapiserver/request.h"
@@ -51,26 +52,58 @@ std::vector<std::string> PathParts(const std::string& path) {
 }
 
 constexpr char kDebugRequestsPath[] = "/debug/requests";
+constexpr char kDebugFaultsPath[] = "/debug/faults";
 
-// The request counts, for loopback clients only (benchmarks on this machine): GET reads them,
-// DELETE resets them. Not counted themselves.
-absl::Status DebugRequests(const httplib::Request& req, httplib::Response& res,
-                           RequestCounter& counter) {
+// The debug endpoints answer loopback clients only (tests and benchmarks on this machine).
+absl::Status RequireLoopback(const httplib::Request& req) {
   std::string peer = req.remote_addr;
   if (absl::StartsWith(peer, "::ffff:")) peer = peer.substr(7);  // v4-mapped
-  if (!IsLoopback(peer)) {
-    return kube::MakeError("Forbidden", absl::StrCat(kDebugRequestsPath,
-                                                     " is served to loopback clients only"));
-  }
+  if (IsLoopback(peer)) return absl::OkStatus();
+  return kube::MakeError("Forbidden", absl::StrCat(req.path, " is served to loopback clients only"));
+}
+
+absl::Status OnlyMethods(const httplib::Request& req, const char* allowed) {
+  return kube::MakeError("MethodNotAllowed",
+                         absl::StrCat(req.method, " ", req.path, ": only ", allowed));
+}
+
+// The request counts: GET reads them, DELETE resets them. Not counted themselves.
+absl::Status DebugRequests(const httplib::Request& req, httplib::Response& res,
+                           RequestCounter& counter) {
+  RETURN_IF_ERROR(RequireLoopback(req));
   if (req.method == "GET") {
     Reply(res, 200, counter.Snapshot());
   } else if (req.method == "DELETE") {
     counter.Reset();
     Reply(res, 200, counter.Snapshot());
   } else {
-    return kube::MakeError("MethodNotAllowed", absl::StrCat(req.method, " ", kDebugRequestsPath,
-                                                            ": only GET and DELETE"));
+    return OnlyMethods(req, "GET and DELETE");
   }
+  return absl::OkStatus();
+}
+
+// Injected faults (--enable-debug-faults): GET shows the rule, DELETE clears it, POST sets one
+// (fault_injector.h) and, with {"expireWatches": true}, ends every open watch with 410 Expired.
+absl::Status DebugFaults(const httplib::Request& req, httplib::Response& res,
+                         FaultInjector& faults, Store& store, Clock* clock) {
+  RETURN_IF_ERROR(RequireLoopback(req));
+  if (req.method == "DELETE") {
+    faults.Clear();
+  } else if (req.method == "POST") {
+    Json body = Json::parse(req.body, nullptr, false);
+    if (!body.is_object()) return kube::BadRequestError("the body must be a JSON object");
+    const bool expire = body.value("expireWatches", false);
+    body.erase("expireWatches");
+    if (!body.empty()) {
+      absl::StatusOr<FaultRule> rule = FaultInjector::RuleFromJson(body, clock->Now());
+      if (!rule.ok()) return kube::BadRequestError(std::string(rule.status().message()));
+      faults.Set(*std::move(rule));
+    }
+    if (expire) store.ExpireWatches();
+  } else if (req.method != "GET") {
+    return OnlyMethods(req, "GET, POST and DELETE");
+  }
+  Reply(res, 200, faults.Snapshot());
   return absl::OkStatus();
 }
 
@@ -80,15 +113,21 @@ class ApiServer::Handler {
  public:
   Handler(Store* store, const ApiServerOptions& options, std::function<std::string()> address,
           RequestCounter* requests)
-      : store_(store), options_(options), address_(std::move(address)), requests_(requests) {}
+      : store_(store),
+        options_(options),
+        address_(std::move(address)),
+        requests_(requests),
+        faults_(options.clock) {}
 
   void Handle(const httplib::Request& req, httplib::Response& res) {
     absl::Status s;
     if (req.path == kDebugRequestsPath) {
       s = DebugRequests(req, res, *requests_);
+    } else if (req.path == kDebugFaultsPath && options_.debug_faults) {
+      s = DebugFaults(req, res, faults_, *store_, options_.clock);
     } else {
       Count(req);
-      s = Dispatch(req, res);
+      s = AnswerInjectedFault(req, res) ? absl::OkStatus() : Dispatch(req, res);
     }
     if (!s.ok()) ReplyError(res, s);
     LOG(DEBUG) << "devapiserver: " << req.method << " " << req.target << " -> " << res.status;
@@ -99,6 +138,20 @@ class ApiServer::Handler {
     const std::vector<std::string> parts = PathParts(req.path);
     requests_->Record(ClassifyRequest(req.method, parts, TrueParam(req, "watch")),
                       req.get_header_value("User-Agent"));
+  }
+
+  // Answers `req` with the injected fault, if one applies.
+  bool AnswerInjectedFault(const httplib::Request& req, httplib::Response& res) {
+    if (!options_.debug_faults) return false;
+    std::optional<InjectedFault> fault =
+        faults_.Intercept(req.get_header_value("User-Agent"));
+    if (!fault.has_value()) return false;
+    const std::string retry_after =
+        fault->retry_after_seconds >= 0 ? std::to_string(fault->retry_after_seconds) : "";
+    absl::Status status = kube::StatusFromResponse(fault->code, "", retry_after);
+    Reply(res, fault->code, ErrorJson(status));
+    if (!retry_after.empty()) res.set_header("Retry-After", retry_after);
+    return true;
   }
 
   absl::Status Dispatch(const httplib::Request& req, httplib::Response& res) {
@@ -382,6 +435,7 @@ class ApiServer::Handler {
   const ApiServerOptions& options_;
   std::function<std::string()> address_;
   RequestCounter* requests_;
+  FaultInjector faults_;
 };
 
 ApiServer::ApiServer(Store* store, ApiServerOptions options)

@@ -29,6 +29,8 @@ struct ApiServerOptions {
   // Upper bound for a watch without timeoutSeconds (upstream: 30–60 min).
   absl::Duration max_watch_timeout = absl::Minutes(30);
   Clock* clock = Clock::Real();
+  // Serve /debug/faults (fault_injector.h): tests make requests fail and watches expire.
+  bool debug_faults = false;
 };
 
 class ApiServer {

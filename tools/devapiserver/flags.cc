@@ -24,6 +24,8 @@ Usage: devapiserver [flags]
   --threads N                 HTTP worker threads; each open watch holds one (default 64)
   --log-level LEVEL           debug|info|warning|error (default info)
   --allow-non-loopback        allow --listen on a non-loopback address
+  --enable-debug-faults       serve /debug/faults (loopback clients only): tests make requests
+                              fail (429, 500, ...) and watches expire (410); off by default
   --help                      this text
 
 The first line on stdout is "listening on <URL>", e.g. "listening on http://127.0.0.1:41233".
@@ -108,6 +110,8 @@ absl::StatusOr<Config> ParseFlags(const std::vector<std::string>& args) {
       s = duration(&c.max_watch_timeout);
     } else if (arg == "--allow-non-loopback") {
       c.allow_non_loopback = true;
+    } else if (arg == "--enable-debug-faults") {
+      c.debug_faults = true;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag: ", args[i], " (see --help)"));
     }

@@ -20,6 +20,7 @@ struct Config {
   std::string tls_key;
   std::string tls_ca;
   bool allow_non_loopback = false;
+  bool debug_faults = false;
   size_t watch_history = 10000;
   absl::Duration bookmark_interval = absl::Seconds(15);
   absl::Duration heartbeat_interval = absl::Seconds(15);

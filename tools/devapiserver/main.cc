@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   server_options.bookmark_interval = config->bookmark_interval;
   server_options.heartbeat_interval = config->heartbeat_interval;
   server_options.max_watch_timeout = config->max_watch_timeout;
+  server_options.debug_faults = config->debug_faults;
   nd::ApiServer server(&store, server_options);
   if (absl::StatusOr<int> port = server.Bind(); !port.ok()) {
     std::cerr << "devapiserver: " << port.status().message() << "\n";

@@ -464,6 +464,11 @@ size_t Store::WatcherCount() const {
   return hub_.watcher_count();
 }
 
+void Store::ExpireWatches() {
+  absl::MutexLock lock(&mu_);
+  hub_.ExpireAll(version_);
+}
+
 void Store::Shutdown() {
   absl::MutexLock lock(&mu_);
   shut_down_ = true;

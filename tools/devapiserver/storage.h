@@ -124,6 +124,9 @@ class Store {
   size_t WatcherCount() const;
   // Ends every watch (server shutdown).
   void Shutdown();
+  // Every open watch ends with a 410 ERROR event and no version issued so far can be resumed
+  // from (as after an etcd compaction): clients relist. A fault injected on request.
+  void ExpireWatches();
   Registry& registry() { return *registry_; }
   Clock* clock() const { return options_.clock; }
 

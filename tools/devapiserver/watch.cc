@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/kube/errors.h"
 
 namespace nereid::devapi {
 
@@ -86,6 +87,12 @@ void Watcher::Close() {
   closed_ = true;
 }
 
+void Watcher::Expire() {
+  absl::MutexLock lock(&mu_);
+  closed_ = true;
+  close_reason_ = kube::GoneError("the resource version requested is too old; relist");
+}
+
 bool Watcher::closed() const {
   absl::MutexLock lock(&mu_);
   return closed_;
@@ -112,7 +119,7 @@ void WatchHub::Publish(Event event) {
   while (history_.size() > history_size_) {
     // Resuming from the evicted version itself would need the events after it, which are all
     // still here; resuming from anything older would not.
-    floor_ = history_.front().resource_version;
+    floor_ = std::max(floor_, history_.front().resource_version);
     history_.pop_front();
   }
 }
@@ -137,6 +144,15 @@ void WatchHub::Register(std::shared_ptr<Watcher> watcher) { watchers_.push_back(
 void WatchHub::CloseAll() {
   for (auto& weak : watchers_) {
     if (auto w = weak.lock()) w->Close();
+  }
+  watchers_.clear();
+}
+
+void WatchHub::ExpireAll(int64_t current_version) {
+  history_.clear();
+  floor_ = current_version + 1;
+  for (auto& weak : watchers_) {
+    if (auto w = weak.lock()) w->Expire();
   }
   watchers_.clear();
 }
@@ -169,7 +185,14 @@ WatchSession::Step WatchSession::Next(kube::WatchEvent* event) {
       last_write_ = now;
       return Step::kEvent;
     }
-    if (r == Watcher::Result::kClosed) return Step::kEnd;
+    if (r == Watcher::Result::kClosed) {
+      const absl::Status reason = watcher_->close_reason();
+      if (ended_ || !kube::IsGone(reason)) return Step::kEnd;
+      ended_ = true;
+      event->type = kube::WatchEvent::Type::kError;
+      event->object = kube::StatusToJson(reason);
+      return Step::kEvent;
+    }
     if (now >= options_.deadline) return Step::kEnd;
     if (options_.allow_bookmarks && now >= next_bookmark_) {
       next_bookmark_ = now + options_.bookmark_interval;

@@ -65,6 +65,9 @@ class Watcher {
 
   // Ends the stream; pending events are still delivered first.
   void Close();
+  // Ends the stream because its versions are gone: after the pending events the reader gets an
+  // ERROR event with 410 Expired (a fault devapiserver injects on request), and must relist.
+  void Expire();
   bool closed() const;
   // Why the watcher was closed by the server (e.g. it fell too far behind); OK otherwise.
   absl::Status close_reason() const;
@@ -111,6 +114,9 @@ class WatchHub {
 
   void Register(std::shared_ptr<Watcher> watcher);
   void CloseAll();
+  // Forgets the history (nothing up to `current_version` can be resumed from) and expires every
+  // watcher: clients see 410 and relist, as after a compaction.
+  void ExpireAll(int64_t current_version);
   size_t watcher_count() const { return watchers_.size(); }
 
  private:
@@ -149,6 +155,7 @@ class WatchSession {
   std::string api_version_;
   absl::Time next_bookmark_;
   absl::Time last_write_;
+  bool ended_ = false;  // the closing ERROR event went out
 };
 
 }  // namespace nereid::devapi

@@ -25,13 +25,26 @@ using testing::TempDir;
 // thread even when time is fake).
 class Reports {
  public:
-  void Add(const ScanReport& report) {
+  // While failing, reports and checkpoints are refused (a full disk) and counted as refused.
+  absl::Status Add(const ScanReport& report) {
     absl::MutexLock lock(&mu_);
+    if (failing_) return Refuse();
     reports_.push_back(report);
+    return absl::OkStatus();
   }
-  void AddCheckpoint(const std::string& key, const std::string& data) {
+  absl::Status AddCheckpoint(const std::string& key, const std::string& data) {
     absl::MutexLock lock(&mu_);
+    if (failing_) return Refuse();
     checkpoints_[key] = data;
+    return absl::OkStatus();
+  }
+  void SetFailing(bool failing) {
+    absl::MutexLock lock(&mu_);
+    failing_ = failing;
+  }
+  int refused() {
+    absl::MutexLock lock(&mu_);
+    return refused_;
   }
   // Waits until there are at least `n` reports; returns the n-th.
   ScanReport WaitFor(size_t n, absl::Duration timeout = absl::Seconds(10)) {
@@ -54,6 +67,13 @@ class Reports {
   absl::Mutex mu_;
   std::vector<ScanReport> reports_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> checkpoints_ ABSL_GUARDED_BY(mu_);
+  bool failing_ ABSL_GUARDED_BY(mu_) = false;
+  int refused_ ABSL_GUARDED_BY(mu_) = 0;
+
+  absl::Status Refuse() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    ++refused_;
+    return absl::ResourceExhaustedError("database or disk is full");
+  }
 };
 
 DatasetMonitor::Options MakeOptions(const TempDir& root, Reports* reports, Clock* clock,
@@ -63,9 +83,9 @@ DatasetMonitor::Options MakeOptions(const TempDir& root, Reports* reports, Clock
   options.clock = clock;
   options.watch = watch;
   options.min_interval = absl::ZeroDuration();
-  options.on_report = [reports](const ScanReport& r) { reports->Add(r); };
+  options.on_report = [reports](const ScanReport& r) { return reports->Add(r); };
   options.on_checkpoint = [reports](const std::string& key, const std::string& data) {
-    reports->AddCheckpoint(key, data);
+    return reports->AddCheckpoint(key, data);
   };
   return options;
 }
@@ -134,6 +154,89 @@ TEST_CASE("periodic rescans follow the clock and report only changes", "[monitor
   ScanReport back = reports.WaitFor(5);
   CHECK(back.status.ok());
   CHECK(back.count == 1);
+  monitor.Stop();
+}
+
+TEST_CASE("a report and checkpoint that could not be stored are delivered again after the next "
+          "scan, though nothing changed", "[monitor]") {
+  TempDir root;
+  root.Write("data/a.txt", "1\n2\n");
+  FakeClock clock;
+  Reports reports;
+  DatasetMonitor::Options options = MakeOptions(root, &reports, &clock, /*watch=*/false);
+  options.period = absl::Seconds(60);
+  DatasetMonitor monitor(options);
+  monitor.Start();
+  monitor.Upsert({"default/a", "/data/a.txt", "txt"});
+  REQUIRE(reports.WaitFor(1).count == 2);
+  const std::string stored_checkpoint = reports.checkpoint("default/a");
+
+  // The disk is full when the dataset grows: both callbacks refuse.
+  reports.SetFailing(true);
+  root.Append("data/a.txt", "3\n");
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  REQUIRE(Eventually([&] { return reports.refused() == 2; }));
+  // Space returns; the file does not change, yet the next scan delivers both again.
+  reports.SetFailing(false);
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  ScanReport again = reports.WaitFor(2);
+  CHECK(again.count == 3);
+  CHECK(reports.checkpoint("default/a") != stored_checkpoint);
+  // Stored now: a further unchanged scan reports nothing.
+  const uint64_t scans = monitor.stats().scans;
+  WaitParked(clock);
+  clock.Advance(absl::Seconds(60));
+  REQUIRE(Eventually([&] { return monitor.stats().scans > scans; }));
+  WaitParked(clock);
+  CHECK(reports.size() == 2);
+  monitor.Stop();
+}
+
+// Lets time pass a second at a time while the scanner waits, until `reports` has `n` reports or
+// `limit` has passed; returns the time it took.
+absl::Duration PassUntilReports(FakeClock& clock, Reports& reports, size_t n, absl::Duration limit) {
+  absl::Duration passed;
+  fakes::Eventually(
+      [&] {
+        if (clock.timed_waiters() > 0 && passed < limit) {
+          clock.Advance(absl::Seconds(1));
+          passed += absl::Seconds(1);
+        }
+        return reports.size() >= n;
+      },
+      absl::Seconds(20), absl::Milliseconds(2));
+  return passed;
+}
+
+TEST_CASE("steps of the wall clock back or forward do not stall periodic scans", "[monitor]") {
+  TempDir root;
+  root.Write("data/a.txt", "1\n2\n");
+  FakeClock clock;
+  Reports reports;
+  DatasetMonitor::Options options = MakeOptions(root, &reports, &clock, /*watch=*/false);
+  options.period = absl::Seconds(60);
+  DatasetMonitor monitor(options);
+  monitor.Start();
+  monitor.Upsert({"default/a", "/data/a.txt", "txt"});
+  REQUIRE(reports.WaitFor(1).count == 2);
+
+  // Back an hour: the next periodic scan comes a period later, not an hour and a period.
+  root.Append("data/a.txt", "3\n");
+  WaitParked(clock);
+  clock.SetTime(clock.Now() - absl::Hours(1));
+  absl::Duration passed = PassUntilReports(clock, reports, 2, absl::Hours(2));
+  CHECK(passed <= absl::Seconds(70));  // the period, give or take a few slices; not an hour
+  CHECK(reports.WaitFor(2).count == 3);
+
+  // Forward an hour: the scan that became due runs within a slice.
+  root.Append("data/a.txt", "4\n");
+  WaitParked(clock);
+  clock.SetTime(clock.Now() + absl::Hours(1));
+  passed = PassUntilReports(clock, reports, 3, absl::Hours(2));
+  CHECK(passed <= absl::Seconds(5));
+  CHECK(reports.WaitFor(3).count == 4);
   monitor.Stop();
 }
 

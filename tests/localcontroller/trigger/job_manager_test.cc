@@ -400,5 +400,72 @@ TEST_CASE("the evaluation thread waits on the injected clock") {
   CHECK(reported);
 }
 
+TEST_CASE("steps of the wall clock back or forward do not stall the train trigger") {
+  Fixture f;
+  f.WriteSamples(3);
+  f.Apply(f.Il("Train", "Waiting"));
+  f.manager->Poll();  // 3 > 5 does not hold: next check in 30 s
+  f.WriteSamples(8);
+
+  // Stepped back an hour (the loop looks within a slice, here at once), then 30 s pass: the
+  // check is due now, not in an hour and 30 s.
+  f.clock.SetTime(f.clock.Now() - absl::Hours(1));
+  f.manager->Poll();
+  CHECK(f.Outbox().empty());
+  f.clock.Advance(absl::Seconds(30));
+  f.manager->Poll();
+  REQUIRE(f.Outbox().size() == 1);
+
+  // The report is not acted on: it is sent again 5 min after it was sent, though the clock went
+  // back an hour meanwhile.
+  f.AckAll();
+  f.clock.SetTime(f.clock.Now() - absl::Hours(1));
+  f.manager->Poll();
+  f.clock.Advance(absl::Minutes(5));
+  f.manager->Poll();
+  CHECK(f.Outbox().size() == 1);
+
+  // The round runs and the job waits again: 4 new samples do not fire (next check in 30 s).
+  f.AckAll();
+  f.Apply(f.Il("Train", "Starting", "2"));
+  f.manager->Poll();
+  f.Apply(f.Il("Train", "Waiting", "3"));
+  f.WriteSamples(12);
+  f.manager->Poll();
+  CHECK(f.Outbox().empty());
+  // Stepped forward: whatever became due runs at the next look.
+  f.WriteSamples(15);  // 7 new
+  f.clock.SetTime(f.clock.Now() + absl::Hours(1));
+  f.manager->Poll();
+  std::vector<v1::StatusReport> reports = f.Outbox();
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].trigger().num_of_samples() == 7);
+}
+
+TEST_CASE("the evaluation thread is not stalled by a step of the clock back") {
+  Fixture f;
+  f.WriteSamples(2);
+  f.Apply(f.Il("Train", "Waiting"));
+  f.manager->Start();
+  REQUIRE(fakes::Eventually([&] { return f.clock.timed_waiters() > 0; }));
+  f.WriteSamples(9);
+  f.clock.SetTime(f.clock.Now() - absl::Hours(1));
+  // Time passes a second at a time; the trigger's 30 s period is what it takes, not an hour more.
+  absl::Duration passed;
+  const bool reported = fakes::Eventually(
+      [&] {
+        if (f.clock.timed_waiters() > 0 && passed < absl::Hours(2)) {
+          f.clock.Advance(absl::Seconds(1));
+          passed += absl::Seconds(1);
+        }
+        return !f.Outbox().empty();
+      },
+      absl::Seconds(20), absl::Milliseconds(2));
+  f.manager->Stop();
+  INFO("fake time passed: " << passed);
+  CHECK(reported);
+  CHECK(passed <= absl::Seconds(40));  // the period, give or take a few slices; not an hour
+}
+
 }  // namespace
 }  // namespace nereid::lc::trigger

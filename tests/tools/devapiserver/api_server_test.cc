@@ -18,7 +18,7 @@ namespace {
 // A real server on a free loopback port, driven over HTTP.
 class ServerFixture {
  public:
-  explicit ServerFixture(size_t history = 1000, size_t threads = 16) {
+  explicit ServerFixture(size_t history = 1000, size_t threads = 16, bool debug_faults = false) {
     signal(SIGPIPE, SIG_IGN);
     StoreOptions so;
     so.history_size = history;
@@ -28,6 +28,7 @@ class ServerFixture {
     o.threads = threads;
     o.heartbeat_interval = absl::Milliseconds(50);
     o.bookmark_interval = absl::Milliseconds(50);
+    o.debug_faults = debug_faults;
     server = std::make_unique<ApiServer>(store.get(), o);
     auto port_or = server->Bind();
     REQUIRE(port_or.ok());
@@ -317,6 +318,78 @@ TEST_CASE("http: /debug/requests counts requests by verb, resource and user agen
   CHECK(Body(reset)["total"] == 0);
   CHECK(Body(c.Get("/debug/requests"))["requests"].empty());
   CHECK(c.Post("/debug/requests", "", "application/json")->status == 405);
+}
+
+TEST_CASE("http: /debug/faults is not served unless enabled") {
+  ServerFixture s;
+  auto c = s.Client();
+  auto r = c.Post("/debug/faults", R"({"code": 500})", "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 404);
+  CHECK(c.Get("/api/v1/namespaces/default/configmaps")->status == 200);
+}
+
+TEST_CASE("http: /debug/faults fails one client's requests with Retry-After, then clears") {
+  ServerFixture s(1000, 16, /*debug_faults=*/true);
+  auto c = s.Client();
+  httplib::Headers gm = {{"User-Agent", "nereid-globalmanager"}};
+  httplib::Headers other = {{"User-Agent", "kubectl/v1.32"}};
+  const char* list = "/api/v1/namespaces/default/configmaps";
+  CHECK(c.Post("/debug/faults", R"({"code": 600})", "application/json")->status == 400);
+  auto set = c.Post("/debug/faults",
+                    R"({"code": 429, "retryAfterSeconds": 2, "count": 2, "userAgent": "globalmanager"})",
+                    "application/json");
+  REQUIRE(set);
+  REQUIRE(set->status == 200);
+  CHECK(Body(set)["active"] == true);
+
+  auto first = c.Get(list, gm);
+  REQUIRE(first);
+  CHECK(first->status == 429);
+  CHECK(first->get_header_value("Retry-After") == "2");
+  CHECK(Body(first)["reason"] == "TooManyRequests");
+  CHECK(c.Get(list, other)->status == 200);  // another client is not affected
+  CHECK(c.Get(list, gm)->status == 429);
+  CHECK(c.Get(list, gm)->status == 200);     // the count is used up
+  Json state = Body(c.Get("/debug/faults"));
+  CHECK(state["active"] == false);
+  CHECK(state["injected"] == 2);
+  CHECK(Body(c.Get("/debug/requests"))["total"] == 4);  // failed requests are counted too
+
+  REQUIRE(c.Post("/debug/faults", R"({"code": 500})", "application/json")->status == 200);
+  CHECK(c.Get(list, other)->status == 500);
+  REQUIRE(c.Delete("/debug/faults")->status == 200);
+  CHECK(c.Get(list, other)->status == 200);
+}
+
+TEST_CASE("http: /debug/faults expireWatches ends open watches with 410 and old versions are gone") {
+  ServerFixture s(1000, 16, /*debug_faults=*/true);
+  auto c = s.Client();
+  auto created = c.Post("/api/v1/namespaces/default/configmaps", testing::ConfigMap("a").dump(),
+                        "application/json");
+  REQUIRE(created);
+  const std::string rv = Body(created)["metadata"]["resourceVersion"];
+  std::string stream;
+  std::thread watcher([&] {
+    auto w = s.Client();
+    w.Get(("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + rv).c_str(),
+          [&](const char* data, size_t n) {
+            stream.append(data, n);
+            return true;
+          });
+  });
+  REQUIRE(fakes::Eventually([&] { return s.store->WatcherCount() == 1; }));
+  REQUIRE(c.Post("/debug/faults", R"({"expireWatches": true})", "application/json")->status ==
+          200);
+  watcher.join();  // the stream ended
+  Json last = Json::parse(stream.substr(stream.find('{')), nullptr, false);
+  REQUIRE(last.is_object());
+  CHECK(last["type"] == "ERROR");
+  CHECK(last["object"]["code"] == 410);
+  CHECK(last["object"]["reason"] == "Expired");
+  auto resume = c.Get(("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + rv).c_str());
+  REQUIRE(resume);
+  CHECK(resume->status == 410);
 }
 
 }  // namespace
