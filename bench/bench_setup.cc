@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -126,6 +127,54 @@ absl::Status CreateCrds(kube::KubeClient& client, const std::vector<std::string>
         absl::StrCat(served.QualifiedName(), " is not served 30 s after its CRD was created"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> FetchMetrics(int http_port) {
+  httplib::Client http("127.0.0.1", http_port);
+  http.set_connection_timeout(5);
+  http.set_read_timeout(10);
+  httplib::Result result = http.Get("/metrics");
+  if (!result || result->status != 200) {
+    return absl::UnavailableError(absl::StrCat("GET /metrics on port ", http_port, " failed"));
+  }
+  return result->body;
+}
+
+namespace {
+
+// Calls `sample` with the value of every sample of `metric` whose labels contain all `labels`.
+template <typename Sample>
+void ForEachSample(const std::string& text, const std::string& metric,
+                   const std::vector<std::string>& labels, Sample sample) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(metric, 0) != 0) continue;
+    const char next = line.size() > metric.size() ? line[metric.size()] : '\0';
+    if (next != ' ' && next != '{') continue;
+    bool match = true;
+    for (const std::string& label : labels) match = match && line.find(label) != std::string::npos;
+    if (!match) continue;
+    const std::size_t space = line.rfind(' ');
+    double value = 0;
+    if (space != std::string::npos && absl::SimpleAtod(line.substr(space + 1), &value))
+      sample(value);
+  }
+}
+
+}  // namespace
+
+double MetricValue(const std::string& text, const std::string& metric,
+                   const std::vector<std::string>& labels) {
+  double sum = 0;
+  ForEachSample(text, metric, labels, [&](double value) { sum += value; });
+  return sum;
+}
+
+double MetricMax(const std::string& text, const std::string& metric) {
+  double max = 0;
+  ForEachSample(text, metric, {}, [&](double value) { max = std::max(max, value); });
+  return max;
 }
 
 std::string LoadAverage() {

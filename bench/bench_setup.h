@@ -64,6 +64,14 @@ absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>
 // is served.
 absl::Status CreateCrds(kube::KubeClient& client, const std::vector<std::string>& paths,
                         const kube::Resource& served);
+// GET /metrics on 127.0.0.1:http_port (the GM's or an LC's; Prometheus text).
+absl::StatusOr<std::string> FetchMetrics(int http_port);
+// Sum of the samples of `metric` whose labels contain every one of `labels` (Prometheus text).
+double MetricValue(const std::string& text, const std::string& metric,
+                   const std::vector<std::string>& labels = {});
+// The largest sample of `metric` (0 when there is none).
+double MetricMax(const std::string& text, const std::string& metric);
+
 // The 1-minute load average ("?" when unreadable).
 std::string LoadAverage();
 

@@ -177,27 +177,6 @@ double SelfCpuSeconds() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
-// Sum of the samples of `metric` whose labels contain every one of `labels` (Prometheus text).
-double MetricValue(const std::string& text, const std::string& metric,
-                   const std::vector<std::string>& labels = {}) {
-  double sum = 0;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind(metric, 0) != 0) continue;
-    const char next = line.size() > metric.size() ? line[metric.size()] : '\0';
-    if (next != ' ' && next != '{') continue;
-    bool match = true;
-    for (const std::string& label : labels) match = match && line.find(label) != std::string::npos;
-    if (!match) continue;
-    const std::size_t space = line.rfind(' ');
-    double value = 0;
-    if (space != std::string::npos && absl::SimpleAtod(line.substr(space + 1), &value))
-      sum += value;
-  }
-  return sum;
-}
-
 struct PhaseStats {
   std::string name;
   double seconds = 0;
@@ -300,16 +279,7 @@ void FanoutBench::EndPhase() {
             << std::endl;
 }
 
-absl::StatusOr<std::string> FanoutBench::Metrics() const {
-  httplib::Client http("127.0.0.1", gm_http_port_);
-  http.set_connection_timeout(5);
-  http.set_read_timeout(10);
-  httplib::Result result = http.Get("/metrics");
-  if (!result || result->status != 200) {
-    return absl::UnavailableError("GET /metrics of the GM failed");
-  }
-  return result->body;
-}
+absl::StatusOr<std::string> FanoutBench::Metrics() const { return FetchMetrics(gm_http_port_); }
 
 absl::Status FanoutBench::Run() {
   load_before_ = LoadAverage();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -55,6 +56,19 @@ ProcStats ReadProcStats(pid_t pid) {
     }
   }
   return stats;
+}
+
+int OpenFds(pid_t pid) {
+  std::error_code error;
+  std::filesystem::directory_iterator entries("/proc/" + std::to_string(pid) + "/fd", error);
+  if (error) return -1;
+  int count = 0;
+  for (auto it = std::filesystem::begin(entries); it != std::filesystem::end(entries);
+       it.increment(error)) {
+    if (error) return -1;
+    ++count;
+  }
+  return count;
 }
 
 double Percentile(std::vector<double> values, double p) {

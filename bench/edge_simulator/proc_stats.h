@@ -1,7 +1,7 @@
 #pragma once
 
-// What the fan-out benchmark reads about a process (GM, devapiserver, itself) from /proc, and
-// latency percentiles.
+// What the benchmarks read about a process (GM, devapiserver, LC, itself) from /proc, and latency
+// percentiles.
 
 #include <sys/types.h>
 
@@ -21,6 +21,8 @@ struct ProcStats {
 
 // /proc/<pid>/status and /proc/<pid>/stat; fields stay -1 when unreadable (process gone).
 ProcStats ReadProcStats(pid_t pid);
+// Entries in /proc/<pid>/fd; -1 when unreadable (process gone).
+int OpenFds(pid_t pid);
 
 // Nearest-rank percentile (p in [0, 1]) of unsorted values; 0 for an empty set.
 double Percentile(std::vector<double> values, double p);

@@ -1,0 +1,300 @@
+// Soak: a GM, devapiserver, N simulated edge nodes and real LCs under a continuous churn for a set
+// duration, sampled every interval; fails on growth that does not level off.
+//
+//   soak --devapiserver BIN --globalmanager BIN --localcontroller BIN --gen-certs SCRIPT
+//        --crd deploy/crds [--duration 1800] [--interval 10] [--nodes 50] [--lcs 2]
+//        [--round-ms 1000] [--out DIR] [--dir DIR]
+//
+// The cluster is soak_cluster.h, the churn soak_workload.h. Every --interval seconds one row is
+// read: RSS (VmRSS), open fds and threads of the GM, devapiserver and each LC; each LC's SQLite
+// file and its -wal; the GM's report queue and edge hub send queues (sum and largest node), and
+// each LC's outbox, from their /metrics; the load average. The rows go to OUT/soak.csv, a gnuplot
+// script to OUT/soak.gp (drawn into OUT/soak.png when gnuplot is installed), and each column is
+// judged by CheckGrowth (growth_check.h: Theil–Sen slopes of the first and last thirds, a floor
+// per resource). Exit 1 when a column grows, an API call of the churn failed, a process exited,
+// the LCs' counts did not converge in the API after the churn, or a process did not stop cleanly.
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "bench/bench_setup.h"
+#include "bench/edge_simulator/proc_stats.h"
+#include "bench/soak/soak_cluster.h"
+#include "bench/soak/soak_sampler.h"
+#include "bench/soak/soak_workload.h"
+#include "common/status/macros.h"
+#include "tests/support/subprocess.h"
+
+namespace nereid::bench {
+namespace {
+
+// Growth tolerated over the last third of the run (growth_check.h), per resource.
+constexpr double kRssFloorKb = 2048;  // allocator arenas and caches move by a few MiB
+constexpr double kFdsFloor = 4;       // HTTP and gRPC connections come and go
+constexpr double kThreadsFloor = 4;   // gRPC's callback pool grows and shrinks with load
+constexpr double kDbFloorKb = 256;
+constexpr double kWalFloorKb = 4608;  // SQLite checkpoints at ~1000 pages; the file keeps its size
+constexpr double kQueueFloor = 10;
+
+struct Flags {
+  SoakClusterOptions cluster;
+  double duration_seconds = 1800;
+  double interval_seconds = 10;
+  int round_ms = 1000;
+  std::string out;
+};
+
+absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+  Flags flags;
+  FlagReader reader(argc, argv);
+  while (reader.Next()) {
+    const std::string& arg = reader.name();
+    if (arg == "--devapiserver") {
+      ASSIGN_OR_RETURN(flags.cluster.devapiserver, reader.Value());
+    } else if (arg == "--globalmanager") {
+      ASSIGN_OR_RETURN(flags.cluster.globalmanager, reader.Value());
+    } else if (arg == "--localcontroller") {
+      ASSIGN_OR_RETURN(flags.cluster.localcontroller, reader.Value());
+    } else if (arg == "--gen-certs") {
+      ASSIGN_OR_RETURN(flags.cluster.gen_certs, reader.Value());
+    } else if (arg == "--crd") {
+      ASSIGN_OR_RETURN(std::string crd, reader.Value());
+      flags.cluster.crds.push_back(std::move(crd));
+    } else if (arg == "--duration") {
+      RETURN_IF_ERROR(reader.Number(&flags.duration_seconds, 1));
+    } else if (arg == "--interval") {
+      RETURN_IF_ERROR(reader.Number(&flags.interval_seconds, 0.5));
+    } else if (arg == "--nodes") {
+      RETURN_IF_ERROR(reader.Integer(&flags.cluster.simulated_nodes, 1));
+    } else if (arg == "--lcs") {
+      RETURN_IF_ERROR(reader.Integer(&flags.cluster.local_controllers, 0));
+    } else if (arg == "--round-ms") {
+      RETURN_IF_ERROR(reader.Integer(&flags.round_ms, 10));
+    } else if (arg == "--out") {
+      ASSIGN_OR_RETURN(flags.out, reader.Value());
+    } else if (arg == "--dir") {
+      ASSIGN_OR_RETURN(flags.cluster.work_dir, reader.Value());
+    } else {
+      return reader.Unknown();
+    }
+  }
+  if (flags.cluster.devapiserver.empty() || flags.cluster.globalmanager.empty() ||
+      flags.cluster.localcontroller.empty() || flags.cluster.gen_certs.empty() ||
+      flags.cluster.crds.empty()) {
+    return absl::InvalidArgumentError(
+        "--devapiserver, --globalmanager, --localcontroller, --gen-certs and --crd are required");
+  }
+  return flags;
+}
+
+double FileKb(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<double>(bytes) / 1024;  // a missing -wal is an empty one
+}
+
+double NanIfNegative(double value) { return value < 0 ? std::nan("") : value; }
+
+// The process columns (rss, fds, threads) of `pid` under `prefix`.
+void AddProcessColumns(SoakSampler& sampler, const std::string& prefix, pid_t pid) {
+  sampler.AddColumn(prefix + "_rss_kb",
+                    [pid] { return NanIfNegative(ReadProcStats(pid).vm_rss_kb); }, kRssFloorKb,
+                    "RSS (KiB)");
+  sampler.AddColumn(prefix + "_fds", [pid] { return NanIfNegative(OpenFds(pid)); }, kFdsFloor,
+                    "open file descriptors");
+  sampler.AddColumn(prefix + "_threads",
+                    [pid] { return NanIfNegative(ReadProcStats(pid).threads); }, kThreadsFloor,
+                    "threads");
+}
+
+class Soak {
+ public:
+  explicit Soak(Flags flags) : flags_(std::move(flags)) {}
+  absl::Status Run();
+
+ private:
+  void AddColumns(SoakSampler& sampler);
+  absl::Status Sample();
+  void Report(const std::vector<GrowthVerdict>& verdicts, const SoakWorkload::Counts& counts,
+              std::ostream& out) const;
+
+  Flags flags_;
+  std::optional<testing::TempDir> temp_dir_;
+  std::unique_ptr<SoakCluster> cluster_;
+  // /metrics text of the GM and of each LC, read once per row.
+  std::string gm_metrics_;
+  std::map<std::string, std::string> lc_metrics_;
+  std::string load_before_, load_after_;
+};
+
+void Soak::AddColumns(SoakSampler& sampler) {
+  sampler.AddColumn("load1", [] { return std::atof(LoadAverage().c_str()); }, -1, "load average");
+  AddProcessColumns(sampler, "gm", cluster_->gm().pid());
+  AddProcessColumns(sampler, "api", cluster_->api().pid());
+  for (SoakLc& lc : cluster_->lcs()) {
+    AddProcessColumns(sampler, lc.node, lc.process->pid());
+    sampler.AddColumn(lc.node + "_db_kb", [db = lc.db] { return FileKb(db); }, kDbFloorKb,
+                      "LC SQLite files (KiB)");
+    sampler.AddColumn(lc.node + "_wal_kb", [db = lc.db] { return FileKb(db + "-wal"); },
+                      kWalFloorKb, "LC SQLite files (KiB)");
+    sampler.AddColumn(lc.node + "_outbox",
+                      [this, node = lc.node] {
+                        return MetricValue(lc_metrics_[node], "nereid_lc_outbox_depth");
+                      },
+                      kQueueFloor, "queue depths");
+  }
+  sampler.AddColumn("gm_report_queue",
+                    [this] { return MetricValue(gm_metrics_, "nereid_gm_report_queue_depth"); },
+                    kQueueFloor, "queue depths");
+  sampler.AddColumn("gm_hub_queue_sum",
+                    [this] { return MetricValue(gm_metrics_, "nereid_edgehub_queue_depth"); },
+                    kQueueFloor, "queue depths");
+  sampler.AddColumn("gm_hub_queue_max",
+                    [this] { return MetricMax(gm_metrics_, "nereid_edgehub_queue_depth"); },
+                    kQueueFloor, "queue depths");
+}
+
+absl::Status Soak::Run() {
+  if (flags_.cluster.work_dir.empty()) {
+    ASSIGN_OR_RETURN(testing::TempDir dir, testing::TempDir::Create("soak-"));
+    temp_dir_.emplace(std::move(dir));
+    flags_.cluster.work_dir = temp_dir_->path();
+  }
+  std::error_code error;
+  std::filesystem::create_directories(flags_.cluster.work_dir, error);
+  if (flags_.out.empty()) flags_.out = flags_.cluster.work_dir;
+  std::filesystem::create_directories(flags_.out, error);
+  load_before_ = LoadAverage();
+  std::cerr << "soak: starting devapiserver, the GM, " << flags_.cluster.simulated_nodes
+            << " simulated nodes and " << flags_.cluster.local_controllers << " LCs in "
+            << flags_.cluster.work_dir << std::endl;
+  ASSIGN_OR_RETURN(cluster_, SoakCluster::Start(flags_.cluster));
+
+  SoakWorkload::Options workload_options;
+  workload_options.round = absl::Milliseconds(flags_.round_ms);
+  SoakWorkload workload(workload_options, cluster_.get());
+  RETURN_IF_ERROR(workload.Prepare());
+
+  SoakSampler sampler([this] {
+    absl::StatusOr<std::string> gm = FetchMetrics(cluster_->gm_http_port());
+    gm_metrics_ = gm.ok() ? *gm : "";
+    for (SoakLc& lc : cluster_->lcs()) {
+      absl::StatusOr<std::string> metrics = FetchMetrics(lc.http_port);
+      lc_metrics_[lc.node] = metrics.ok() ? *metrics : "";
+    }
+  });
+  AddColumns(sampler);
+
+  std::cerr << "soak: churning for " << flags_.duration_seconds << " s, a sample every "
+            << flags_.interval_seconds << " s" << std::endl;
+  workload.Start();
+  const absl::Time start = absl::Now();
+  const absl::Duration interval = absl::Seconds(flags_.interval_seconds);
+  const int samples = static_cast<int>(flags_.duration_seconds / flags_.interval_seconds) + 1;
+  std::string exited;
+  for (int k = 0; k < samples && exited.empty(); ++k) {
+    // Samples at fixed times from the start: a scheduled reading, not a wait for a condition.
+    absl::SleepFor(start + k * interval - absl::Now());
+    sampler.Sample(absl::ToDoubleSeconds(absl::Now() - start));
+    exited = cluster_->Exited();
+    if (k % 6 == 0) {
+      std::cerr << absl::StrFormat("soak: %.0f s, GM RSS %.0f KiB, load %s", k * flags_.interval_seconds,
+                                   sampler.Last("gm_rss_kb"), LoadAverage())
+                << std::endl;
+    }
+  }
+  workload.Stop();
+  load_after_ = LoadAverage();
+
+  const std::string csv = flags_.out + "/soak.csv";
+  RETURN_IF_ERROR(sampler.WriteCsv(csv));
+  RETURN_IF_ERROR(sampler.WriteGnuplot(flags_.out + "/soak.gp", csv, flags_.out + "/soak.png"));
+  absl::StatusOr<testing::CommandResult> plot =
+      testing::RunCommand({"gnuplot", flags_.out + "/soak.gp"}, absl::Seconds(60));
+  if (!plot.ok() || plot->exit_code != 0) {
+    std::cerr << "soak: no picture (gnuplot-nox not installed?): run gnuplot " << flags_.out
+              << "/soak.gp\n";
+  }
+
+  const absl::Status converged =
+      exited.empty() ? workload.WaitConverged(absl::Seconds(60)) : absl::OkStatus();
+  const std::vector<GrowthVerdict> verdicts = sampler.Check();
+  const SoakWorkload::Counts counts = workload.counts();
+  Report(verdicts, counts, std::cout);
+  std::cout << "samples: " << csv << "\n";
+
+  const absl::Status stopped = cluster_->Stop();
+  if (!exited.empty()) return absl::InternalError(absl::StrCat(exited, " exited during the soak"));
+  RETURN_IF_ERROR(converged);
+  if (counts.failures > 0) {
+    return absl::InternalError(
+        absl::StrCat(counts.failures, " churn operations failed, first: ", counts.first_failure));
+  }
+  std::vector<std::string> growing;
+  for (const GrowthVerdict& verdict : verdicts) {
+    if (!verdict.enough_samples)
+      return absl::FailedPreconditionError("too few samples for a verdict (3 per third)");
+    if (verdict.grows) growing.push_back(verdict.name);
+  }
+  if (!growing.empty()) {
+    return absl::InternalError(absl::StrCat("growth that does not level off: ",
+                                            absl::StrJoin(growing, ", ")));
+  }
+  return stopped;
+}
+
+void Soak::Report(const std::vector<GrowthVerdict>& verdicts, const SoakWorkload::Counts& counts,
+                  std::ostream& out) const {
+  out << absl::StrFormat(
+      "soak: %.0f s, %d simulated nodes, %d LCs; load average %s at the start, %s at the end\n",
+      flags_.duration_seconds, flags_.cluster.simulated_nodes, flags_.cluster.local_controllers,
+      load_before_, load_after_);
+  out << absl::StrFormat(
+      "churn: %d rounds, %d creates, %d deletes, %d lines appended, %d simulated reports, %d "
+      "failures\n",
+      counts.rounds, counts.creates, counts.deletes, counts.appended_lines, counts.reports_queued,
+      counts.failures);
+  out << absl::StrFormat("%-18s %14s %14s %14s %10s  %s\n", "series", "first/min",
+                         "last/min", "last-third", "floor", "verdict");
+  for (const GrowthVerdict& v : verdicts) {
+    out << absl::StrFormat("%-18s %14.2f %14.2f %14.1f %10.0f  %s\n", v.name, 60 * v.first_slope,
+                           60 * v.last_slope, v.last_growth, v.floor,
+                           !v.enough_samples ? "too few samples"
+                           : v.grows         ? "GROWS"
+                                             : "levels off");
+  }
+}
+
+}  // namespace
+}  // namespace nereid::bench
+
+int main(int argc, char** argv) {
+  absl::StatusOr<nereid::bench::Flags> flags = nereid::bench::ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    std::cerr << "soak: " << flags.status().message()
+              << "\nusage: soak --devapiserver BIN --globalmanager BIN --localcontroller BIN"
+                 " --gen-certs SCRIPT --crd DIR [--duration S] [--interval S] [--nodes N]"
+                 " [--lcs N] [--round-ms MS] [--out DIR] [--dir DIR]\n";
+    return 2;
+  }
+  nereid::bench::Soak soak(*std::move(flags));
+  const absl::Status run = soak.Run();
+  if (!run.ok()) {
+    std::cerr << "soak: FAILED: " << run << "\n";
+    return 1;
+  }
+  std::cout << "soak: PASSED\n";
+  return 0;
+}
