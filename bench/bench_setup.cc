@@ -48,10 +48,12 @@ absl::Status FlagReader::Unknown() const {
 }
 
 absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,
-                                               const std::string& kubeconfig_out) {
+                                               const std::string& kubeconfig_out,
+                                               const std::vector<std::string>& extra_args) {
   testing::Subprocess::Options options;
   options.argv = {binary, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig_out,
                   "--log-level", "warning"};
+  options.argv.insert(options.argv.end(), extra_args.begin(), extra_args.end());
   DevApiServer api;
   ASSIGN_OR_RETURN(api.process, testing::Subprocess::Start(std::move(options)));
   ASSIGN_OR_RETURN(std::string line, api.process->ReadLine(absl::Seconds(30)));

@@ -41,13 +41,15 @@ class FlagReader {
   std::string name_;
 };
 
-// devapiserver, in memory on 127.0.0.1:0, writing a kubeconfig for itself to `kubeconfig_out`.
+// devapiserver, in memory on 127.0.0.1:0, writing a kubeconfig for itself to `kubeconfig_out`,
+// with `extra_args` after its own.
 struct DevApiServer {
   std::unique_ptr<testing::Subprocess> process;
   int port = 0;
 };
 absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,
-                                               const std::string& kubeconfig_out);
+                                               const std::string& kubeconfig_out,
+                                               const std::vector<std::string>& extra_args = {});
 
 // A globalmanager run as `options` says (argv[0] the binary; it must listen on 127.0.0.1), once
 // its /readyz answers 200.

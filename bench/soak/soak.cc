@@ -3,7 +3,7 @@
 //
 //   soak --devapiserver BIN --globalmanager BIN --localcontroller BIN --gen-certs SCRIPT
 //        --crd deploy/crds [--duration 1800] [--interval 10] [--nodes 50] [--lcs 2]
-//        [--round-ms 1000] [--out DIR] [--dir DIR]
+//        [--round-ms 1000] [--api-watch-history 1000] [--out DIR] [--dir DIR]
 //
 // The cluster is soak_cluster.h, the churn soak_workload.h. Every --interval seconds one row is
 // read: RSS (VmRSS), open fds and threads of the GM, devapiserver and each LC; each LC's SQLite
@@ -42,6 +42,9 @@ namespace {
 
 // Growth tolerated over the last third of the run (growth_check.h), per resource.
 constexpr double kRssFloorKb = 2048;  // allocator arenas and caches move by a few MiB
+// devapiserver keeps every Event (no TTL, unlike a real API server's hour): about one per Dataset
+// created, i.e. ~1 KiB/s of the churn, kept.
+constexpr double kApiRssFloorKb = 8192;
 constexpr double kFdsFloor = 4;       // HTTP and gRPC connections come and go
 constexpr double kThreadsFloor = 4;   // gRPC's callback pool grows and shrinks with load
 constexpr double kDbFloorKb = 256;
@@ -80,6 +83,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       RETURN_IF_ERROR(reader.Integer(&flags.cluster.simulated_nodes, 1));
     } else if (arg == "--lcs") {
       RETURN_IF_ERROR(reader.Integer(&flags.cluster.local_controllers, 0));
+    } else if (arg == "--api-watch-history") {
+      RETURN_IF_ERROR(reader.Integer(&flags.cluster.api_watch_history, 100));
     } else if (arg == "--round-ms") {
       RETURN_IF_ERROR(reader.Integer(&flags.round_ms, 10));
     } else if (arg == "--out") {
@@ -108,9 +113,10 @@ double FileKb(const std::string& path) {
 double NanIfNegative(double value) { return value < 0 ? std::nan("") : value; }
 
 // The process columns (rss, fds, threads) of `pid` under `prefix`.
-void AddProcessColumns(SoakSampler& sampler, const std::string& prefix, pid_t pid) {
+void AddProcessColumns(SoakSampler& sampler, const std::string& prefix, pid_t pid,
+                       double rss_floor_kb = kRssFloorKb) {
   sampler.AddColumn(prefix + "_rss_kb",
-                    [pid] { return NanIfNegative(ReadProcStats(pid).vm_rss_kb); }, kRssFloorKb,
+                    [pid] { return NanIfNegative(ReadProcStats(pid).vm_rss_kb); }, rss_floor_kb,
                     "RSS (KiB)");
   sampler.AddColumn(prefix + "_fds", [pid] { return NanIfNegative(OpenFds(pid)); }, kFdsFloor,
                     "open file descriptors");
@@ -142,7 +148,7 @@ class Soak {
 void Soak::AddColumns(SoakSampler& sampler) {
   sampler.AddColumn("load1", [] { return std::atof(LoadAverage().c_str()); }, -1, "load average");
   AddProcessColumns(sampler, "gm", cluster_->gm().pid());
-  AddProcessColumns(sampler, "api", cluster_->api().pid());
+  AddProcessColumns(sampler, "api", cluster_->api().pid(), kApiRssFloorKb);
   for (SoakLc& lc : cluster_->lcs()) {
     AddProcessColumns(sampler, lc.node, lc.process->pid());
     sampler.AddColumn(lc.node + "_db_kb", [db = lc.db] { return FileKb(db); }, kDbFloorKb,
@@ -286,7 +292,7 @@ int main(int argc, char** argv) {
     std::cerr << "soak: " << flags.status().message()
               << "\nusage: soak --devapiserver BIN --globalmanager BIN --localcontroller BIN"
                  " --gen-certs SCRIPT --crd DIR [--duration S] [--interval S] [--nodes N]"
-                 " [--lcs N] [--round-ms MS] [--out DIR] [--dir DIR]\n";
+                 " [--lcs N] [--round-ms MS] [--api-watch-history N] [--out DIR] [--dir DIR]\n";
     return 2;
   }
   nereid::bench::Soak soak(*std::move(flags));

@@ -49,7 +49,8 @@ absl::Status SoakCluster::StartAll() {
     identities.push_back(std::move(identity));
   }
 
-  ASSIGN_OR_RETURN(DevApiServer api, StartDevApiServer(options_.devapiserver, Path("kubeconfig")));
+  ASSIGN_OR_RETURN(DevApiServer api, StartDevApiServer(options_.devapiserver, Path("kubeconfig"),
+                                     {"--watch-history", std::to_string(options_.api_watch_history)}));
   api_ = std::move(api.process);
   ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Path("kubeconfig")));
   kube::RestClient::Options rest;

@@ -3,7 +3,9 @@
 // The processes of the soak (bench/soak/soak.cc), started and stopped together:
 //   certificates  scripts/gen-certs.sh makes the CA, the GM's certificate and one per real LC;
 //                 the simulated nodes' certificates are issued in process (NodeCertIssuer);
-//   devapiserver  in memory on 127.0.0.1:0, every CRD of deploy/crds created;
+//   devapiserver  in memory on 127.0.0.1:0, every CRD of deploy/crds created, its watch history
+//                 (kept for resuming watches; it grows until full) cut to `api_watch_history`
+//                 events so that it fills in the first seconds of the churn, not over the run;
 //   globalmanager mTLS edge hub and /metrics on 127.0.0.1:0, leader election off;
 //   simulator     N simulated nodes (sim-NNNN) connected and resynced, in this process;
 //   LCs           real `localcontroller` processes (lc-0, lc-1, ...), each with its own database
@@ -31,6 +33,7 @@ struct SoakClusterOptions {
   int simulated_nodes = 50;
   int local_controllers = 2;
   std::string lc_scan_period = "5s";
+  int api_watch_history = 1000;
 };
 
 struct SoakLc {
