@@ -147,29 +147,6 @@ int64_t Count(const Counts& counts, const std::string& key) {
   return it == counts.end() ? 0 : it->second;
 }
 
-Json Model(const std::string& name) {
-  return {{"apiVersion", "sedna.io/v1alpha1"},
-          {"kind", "Model"},
-          {"metadata", {{"name", name}}},
-          {"spec", {{"url", "/models/" + name + ".pb"}, {"format", "pb"}}}};
-}
-
-Json Service(const std::string& name) {
-  auto worker = [](const std::string& container, const std::string& model, Json pod_spec) {
-    pod_spec["containers"] =
-        Json::array({{{"name", container}, {"image", "example/" + container}}});
-    return Json{{"model", {{"name", model}}}, {"template", {{"spec", std::move(pod_spec)}}}};
-  };
-  Json edge = worker("little-model", "little-model", {{"nodeName", "edge-0"}});
-  edge["hardExampleMining"] = {{"name", "IBT"}};
-  return {{"apiVersion", "sedna.io/v1alpha1"},
-          {"kind", "JointInferenceService"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"edgeWorker", std::move(edge)},
-            {"cloudWorker", worker("big-model", "big-model", Json::object())}}}};
-}
-
 class ApiRequestsBench {
  public:
   explicit ApiRequestsBench(Flags flags) : flags_(std::move(flags)) {}
@@ -235,7 +212,8 @@ absl::Status ApiRequestsBench::Setup() {
   ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
   RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds, api::resources::JointInferenceServices()));
   for (const char* model : {"little-model", "big-model"}) {
-    RETURN_IF_ERROR(client_->Create(api::resources::Models(), kNamespace, Model(model)).status());
+    RETURN_IF_ERROR(
+        client_->Create(api::resources::Models(), kNamespace, ModelObject(model)).status());
   }
 
   Subprocess::Options gm;
@@ -283,10 +261,10 @@ absl::Status ApiRequestsBench::CreateServices() {
   ASSIGN_OR_RETURN(const Counts before, GmCounts());
   const absl::Time start = absl::Now();
   for (int i = 0; i < flags_.services; ++i) {
-    RETURN_IF_ERROR(client_
-                        ->Create(api::resources::JointInferenceServices(), kNamespace,
-                                 Service(absl::StrFormat("ji-%04d", i)))
-                        .status());
+    const Json service = JointInferenceServiceObject(absl::StrFormat("ji-%04d", i), "edge-0",
+                                                     "little-model", "big-model");
+    RETURN_IF_ERROR(
+        client_->Create(api::resources::JointInferenceServices(), kNamespace, service).status());
   }
   const absl::Duration timeout = absl::Seconds(flags_.timeout_seconds);
   absl::Status last = absl::OkStatus();

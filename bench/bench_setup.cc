@@ -87,6 +87,40 @@ absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options op
   return gm;
 }
 
+std::vector<std::string> GlobalManagerMtlsArgv(const std::string& binary,
+                                               const std::string& kubeconfig,
+                                               const std::string& certs_dir) {
+  return {binary,        "--kubeconfig", kubeconfig,
+          "--listen",    "127.0.0.1:0",  "--http-listen",
+          "127.0.0.1:0", "--tls-ca",     certs_dir + "/ca.crt",
+          "--tls-cert",  certs_dir + "/globalmanager.crt",
+          "--tls-key",   certs_dir + "/globalmanager.key"};
+}
+
+kube::Json ModelObject(const std::string& name) {
+  return {{"apiVersion", "sedna.io/v1alpha1"},
+          {"kind", "Model"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"url", "/models/" + name + ".pb"}, {"format", "pb"}}}};
+}
+
+kube::Json JointInferenceServiceObject(const std::string& name, const std::string& edge_node,
+                                       const std::string& edge_model,
+                                       const std::string& cloud_model) {
+  auto worker = [](const std::string& model, kube::Json pod_spec) {
+    pod_spec["containers"] = kube::Json::array({{{"name", model}, {"image", "example/" + model}}});
+    return kube::Json{{"model", {{"name", model}}}, {"template", {{"spec", std::move(pod_spec)}}}};
+  };
+  kube::Json edge = worker(edge_model, {{"nodeName", edge_node}});
+  edge["hardExampleMining"] = {{"name", "IBT"}};
+  return {{"apiVersion", "sedna.io/v1alpha1"},
+          {"kind", "JointInferenceService"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"edgeWorker", std::move(edge)},
+            {"cloudWorker", worker(cloud_model, kube::Json::object())}}}};
+}
+
 absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {

@@ -60,6 +60,20 @@ struct GlobalManager {
 };
 absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options);
 
+// globalmanager's argv with its edge hub (mTLS, certificates as scripts/gen-certs.sh writes them to
+// `certs_dir`) and its HTTP port on 127.0.0.1:0; callers add --leader-elect, --log-level, ...
+std::vector<std::string> GlobalManagerMtlsArgv(const std::string& binary,
+                                               const std::string& kubeconfig,
+                                               const std::string& certs_dir);
+
+// A Model at /models/<name>.pb.
+kube::Json ModelObject(const std::string& name);
+// A JointInferenceService: an edge worker (hard example mining IBT) on `edge_node` with
+// `edge_model`, an unplaced cloud worker with `cloud_model`; each container named after its model.
+kube::Json JointInferenceServiceObject(const std::string& name, const std::string& edge_node,
+                                       const std::string& edge_model,
+                                       const std::string& cloud_model);
+
 // The CRD files named by --crd: a file as is, a directory's *.yaml files in name order.
 absl::StatusOr<std::vector<std::string>> CrdFiles(const std::vector<std::string>& paths);
 // Creates every CustomResourceDefinition in those files, then waits (30 s at most) until `served`

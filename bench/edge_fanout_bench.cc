@@ -338,22 +338,10 @@ absl::Status FanoutBench::Setup() {
 
   // The GM: mTLS on an ephemeral port, metrics on another.
   Subprocess::Options gm;
-  gm.argv = {flags_.globalmanager,
-             "--kubeconfig",
-             Dir("kubeconfig"),
-             "--listen",
-             "127.0.0.1:0",
-             "--http-listen",
-             "127.0.0.1:0",
-             "--tls-ca",
-             Dir("certs/ca.crt"),
-             "--tls-cert",
-             Dir("certs/globalmanager.crt"),
-             "--tls-key",
-             Dir("certs/globalmanager.key"),
-             absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
-             "--log-level",
-             flags_.gm_log_level};
+  gm.argv = GlobalManagerMtlsArgv(flags_.globalmanager, Dir("kubeconfig"), Dir("certs"));
+  gm.argv.insert(gm.argv.end(),
+                 {absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
+                  "--log-level", flags_.gm_log_level});
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
   ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
   gm_ = std::move(started.process);

@@ -8,10 +8,12 @@
 // The cluster is soak_cluster.h, the churn soak_workload.h. Every --interval seconds one row is
 // read: RSS (VmRSS), open fds and threads of the GM, devapiserver and each LC; each LC's SQLite
 // file and its -wal; the GM's report queue and edge hub send queues (sum and largest node), and
-// each LC's outbox, from their /metrics; the load average. The rows go to OUT/soak.csv, a gnuplot
-// script to OUT/soak.gp (drawn into OUT/soak.png when gnuplot is installed), and each column is
-// judged by CheckGrowth (growth_check.h: Theil–Sen slopes of the first and last thirds, a floor
-// per resource). Exit 1 when a column grows, an API call of the churn failed, a process exited,
+// each LC's outbox, from their /metrics; the load average. The rows go to OUT/soak.csv (--out,
+// default the current directory; the processes' logs stay in --dir, default a temporary directory
+// removed at the end), a gnuplot script to OUT/soak.gp (drawn into OUT/soak.png when gnuplot is
+// installed: apt-get install gnuplot-nox), and each column is judged by CheckGrowth
+// (growth_check.h: Theil–Sen slopes of the first and last thirds, a floor per resource).
+// Exit 1 when a column grows, an API call of the churn failed, a process exited,
 // the LCs' counts did not converge in the API after the churn, or a process did not stop cleanly.
 
 #include <cmath>
@@ -56,7 +58,7 @@ struct Flags {
   double duration_seconds = 1800;
   double interval_seconds = 10;
   int round_ms = 1000;
-  std::string out;
+  std::string out = ".";
 };
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -180,8 +182,8 @@ absl::Status Soak::Run() {
   }
   std::error_code error;
   std::filesystem::create_directories(flags_.cluster.work_dir, error);
-  if (flags_.out.empty()) flags_.out = flags_.cluster.work_dir;
   std::filesystem::create_directories(flags_.out, error);
+  flags_.out = std::filesystem::absolute(flags_.out, error).lexically_normal().string();
   load_before_ = LoadAverage();
   std::cerr << "soak: starting devapiserver, the GM, " << flags_.cluster.simulated_nodes
             << " simulated nodes and " << flags_.cluster.local_controllers << " LCs in "
@@ -205,6 +207,7 @@ absl::Status Soak::Run() {
 
   std::cerr << "soak: churning for " << flags_.duration_seconds << " s, a sample every "
             << flags_.interval_seconds << " s" << std::endl;
+  const std::string csv = flags_.out + "/soak.csv";
   workload.Start();
   const absl::Time start = absl::Now();
   const absl::Duration interval = absl::Seconds(flags_.interval_seconds);
@@ -214,17 +217,19 @@ absl::Status Soak::Run() {
     // Samples at fixed times from the start: a scheduled reading, not a wait for a condition.
     absl::SleepFor(start + k * interval - absl::Now());
     sampler.Sample(absl::ToDoubleSeconds(absl::Now() - start));
+    // Rewritten every row, so a long run can be watched (and a crash keeps what it sampled).
+    sampler.WriteCsv(csv).IgnoreError();
     exited = cluster_->Exited();
     if (k % 6 == 0) {
-      std::cerr << absl::StrFormat("soak: %.0f s, GM RSS %.0f KiB, load %s", k * flags_.interval_seconds,
-                                   sampler.Last("gm_rss_kb"), LoadAverage())
+      std::cerr << absl::StrFormat("soak: %.0f s, GM RSS %.0f KiB, load %s",
+                                   k * flags_.interval_seconds, sampler.Last("gm_rss_kb"),
+                                   LoadAverage())
                 << std::endl;
     }
   }
   workload.Stop();
   load_after_ = LoadAverage();
 
-  const std::string csv = flags_.out + "/soak.csv";
   RETURN_IF_ERROR(sampler.WriteCsv(csv));
   RETURN_IF_ERROR(sampler.WriteGnuplot(flags_.out + "/soak.gp", csv, flags_.out + "/soak.png"));
   absl::StatusOr<testing::CommandResult> plot =

@@ -49,8 +49,10 @@ absl::Status SoakCluster::StartAll() {
     identities.push_back(std::move(identity));
   }
 
-  ASSIGN_OR_RETURN(DevApiServer api, StartDevApiServer(options_.devapiserver, Path("kubeconfig"),
-                                     {"--watch-history", std::to_string(options_.api_watch_history)}));
+  ASSIGN_OR_RETURN(
+      DevApiServer api,
+      StartDevApiServer(options_.devapiserver, Path("kubeconfig"),
+                        {"--watch-history", std::to_string(options_.api_watch_history)}));
   api_ = std::move(api.process);
   ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Path("kubeconfig")));
   kube::RestClient::Options rest;
@@ -60,10 +62,8 @@ absl::Status SoakCluster::StartAll() {
   RETURN_IF_ERROR(CreateCrds(*client_, options_.crds, api::resources::JointInferenceServices()));
 
   Subprocess::Options gm;
-  gm.argv = {options_.globalmanager, "--kubeconfig", Path("kubeconfig"), "--listen",
-             "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--tls-ca", Path("certs/ca.crt"),
-             "--tls-cert", Path("certs/globalmanager.crt"), "--tls-key",
-             Path("certs/globalmanager.key"), "--leader-elect=false", "--log-level", "warning"};
+  gm.argv = GlobalManagerMtlsArgv(options_.globalmanager, Path("kubeconfig"), Path("certs"));
+  gm.argv.insert(gm.argv.end(), {"--leader-elect=false", "--log-level", "warning"});
   gm.capture_stderr = true;  // Written to gm.log by Stop().
   ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
   gm_ = std::move(started.process);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_setup.h"
 #include "common/api/sedna_contract.h"
 #include "common/kube/object.h"
 #include "tests/support/subprocess.h"
@@ -22,29 +23,6 @@ constexpr int kServiceEvery = 10;
 constexpr int kServiceWindow = 30;
 constexpr char kLittleModel[] = "soak-little-model";
 constexpr char kBigModel[] = "soak-big-model";
-
-Json Model(const std::string& name) {
-  return {{"apiVersion", "sedna.io/v1alpha1"},
-          {"kind", "Model"},
-          {"metadata", {{"name", name}}},
-          {"spec", {{"url", "/models/" + name + ".pb"}, {"format", "pb"}}}};
-}
-
-Json Service(const std::string& name, const std::string& edge_node) {
-  auto worker = [](const std::string& container, const std::string& model, Json pod_spec) {
-    pod_spec["containers"] =
-        Json::array({{{"name", container}, {"image", "example/" + container}}});
-    return Json{{"model", {{"name", model}}}, {"template", {{"spec", std::move(pod_spec)}}}};
-  };
-  Json edge = worker("little-model", kLittleModel, {{"nodeName", edge_node}});
-  edge["hardExampleMining"] = {{"name", "IBT"}};
-  return {{"apiVersion", "sedna.io/v1alpha1"},
-          {"kind", "JointInferenceService"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"edgeWorker", std::move(edge)},
-            {"cloudWorker", worker("big-model", kBigModel, Json::object())}}}};
-}
 
 std::string SimDatasetName(int64_t round) { return absl::StrCat("soak-sim-", round); }
 std::string LcChurnName(int64_t round) { return absl::StrCat("soak-lc-churn-", round); }
@@ -64,7 +42,8 @@ Json SoakWorkload::DatasetObject(const std::string& name, const std::string& nod
 absl::Status SoakWorkload::Prepare() {
   kube::KubeClient& client = cluster_->client();
   for (const char* name : {kLittleModel, kBigModel}) {
-    absl::StatusOr<Json> created = client.Create(api::resources::Models(), options_.ns, Model(name));
+    absl::StatusOr<Json> created =
+        client.Create(api::resources::Models(), options_.ns, ModelObject(name));
     if (!created.ok()) return created.status();
   }
   for (SoakLc& lc : cluster_->lcs()) {
@@ -141,16 +120,19 @@ void SoakWorkload::Round(int64_t round) {
     const SoakLc& lc = lcs[(round / kLcChurnEvery) % lcs.size()];
     Create(api::resources::Datasets(),
            DatasetObject(LcChurnName(round), lc.node, "/data/churn.txt"));
-    if (round >= kLcChurnWindow) Delete(api::resources::Datasets(), LcChurnName(round - kLcChurnWindow));
+    if (round >= kLcChurnWindow) {
+      Delete(api::resources::Datasets(), LcChurnName(round - kLcChurnWindow));
+    }
   }
   if (round % kModelEvery == 0) {
-    Create(api::resources::Models(), Model(ModelName(round)));
+    Create(api::resources::Models(), ModelObject(ModelName(round)));
     const int64_t old = round - static_cast<int64_t>(options_.model_window) * kModelEvery;
     if (old >= 0) Delete(api::resources::Models(), ModelName(old));
   }
   if (round % kServiceEvery == 0 && !lcs.empty()) {
     const SoakLc& lc = lcs[(round / kServiceEvery) % lcs.size()];
-    Create(api::resources::JointInferenceServices(), Service(ServiceName(round), lc.node));
+    Create(api::resources::JointInferenceServices(),
+           JointInferenceServiceObject(ServiceName(round), lc.node, kLittleModel, kBigModel));
     if (round >= kServiceWindow) {
       Delete(api::resources::JointInferenceServices(), ServiceName(round - kServiceWindow));
     }
@@ -187,7 +169,9 @@ void SoakWorkload::Delete(const kube::Resource& resource, const std::string& nam
 void SoakWorkload::Fail(const std::string& what, const absl::Status& status) {
   absl::MutexLock lock(&mu_);
   ++counts_.failures;
-  if (counts_.first_failure.empty()) counts_.first_failure = absl::StrCat(what, ": ", status.ToString());
+  if (counts_.first_failure.empty()) {
+    counts_.first_failure = absl::StrCat(what, ": ", status.ToString());
+  }
 }
 
 absl::Status SoakWorkload::WaitConverged(absl::Duration timeout) {
