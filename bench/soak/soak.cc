@@ -184,6 +184,7 @@ absl::Status Soak::Run() {
   std::filesystem::create_directories(flags_.cluster.work_dir, error);
   std::filesystem::create_directories(flags_.out, error);
   flags_.out = std::filesystem::absolute(flags_.out, error).lexically_normal().string();
+  if (flags_.out.size() > 1 && flags_.out.back() == '/') flags_.out.pop_back();  // "dir/." → "dir"
   load_before_ = LoadAverage();
   std::cerr << "soak: starting devapiserver, the GM, " << flags_.cluster.simulated_nodes
             << " simulated nodes and " << flags_.cluster.local_controllers << " LCs in "

@@ -56,10 +56,11 @@ absl::Status SoakSampler::WriteGnuplot(const std::string& path, const std::strin
   std::ofstream out(path);
   out << "# Drawn by: gnuplot " << path << "  (apt-get install gnuplot-nox)\n"
       << "set datafile separator ','\nset datafile missing 'nan'\n"
-      << absl::StrFormat("set terminal pngcairo size 1400,%d font ',9'\n", 300 * order.size())
+      // noenhanced: the column names' underscores are not subscripts.
+      << absl::StrFormat("set terminal pngcairo noenhanced size 1400,%d font ',9'\n",
+                         300 * order.size())
       << "set output '" << png << "'\n"
       << absl::StrFormat("set multiplot layout %d,1\n", order.size())
-      << "set termoption noenhanced\n"  // column names have underscores, not subscripts
       << "set key outside right\nset grid\nset xlabel 'seconds'\n";
   for (const std::string& panel : order) {
     out << "set title '" << panel << "'\nplot ";
