@@ -18,7 +18,6 @@
 //               training jobs need worker pods to run and report, which no kubelet runs here.
 // Each API call that fails is counted; the first failure is kept.
 
-#include <atomic>
 #include <map>
 #include <string>
 #include <thread>
