@@ -87,7 +87,7 @@ absl::Status Daemon::Init() {
   keeper_options.retry_delay = options_.model_retry_delay;
   keeper_options.clock = options_.clock;
   keeper_options.on_report = [this](const model::ModelReport& report) {
-    model_handler_->OnReport(report);
+    return model_handler_->OnReport(report);
   };
   keeper_ = std::make_unique<model::ModelKeeper>(std::move(keeper_options));
 

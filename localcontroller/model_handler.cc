@@ -80,7 +80,7 @@ void ModelHandler::Forget(const edge::v1::ObjectRef& ref) {
   }
 }
 
-void ModelHandler::OnReport(const model::ModelReport& report) {
+absl::Status ModelHandler::OnReport(const model::ModelReport& report) {
   const auto [ns, name] = SplitNsNameKey(report.spec.key);
   edge::v1::StatusReport status_report;
   status_report.mutable_ref()->set_kind(std::string(net::kKindModel));
@@ -99,9 +99,12 @@ void ModelHandler::OnReport(const model::ModelReport& report) {
   });
   if (absl::IsNotFound(written)) {
     LOG(DEBUG) << "model " << report.spec.key << ": deleted meanwhile, result dropped";
-  } else if (!written.ok()) {
+    return absl::OkStatus();
+  }
+  if (!written.ok()) {
     LOG(ERROR) << "model " << report.spec.key << ": storing the result failed: " << written;
   }
+  return written;
 }
 
 }  // namespace nereid::lc

@@ -28,7 +28,8 @@ class ModelHandler final : public ResourceHandler {
   void Restore(const edge::v1::Resource& resource);
 
   // Keeper callback (checker thread).
-  void OnReport(const model::ModelReport& report);
+  // Not OK when the report was not stored (the keeper makes it again).
+  absl::Status OnReport(const model::ModelReport& report);
 
   static std::string MetaKey(const std::string& ns, const std::string& name);
 

@@ -194,9 +194,14 @@ void ModelKeeper::CheckLocked(const std::string& key) {
   }
   reporting_ = key;
   mu_.Unlock();
-  if (options_.on_report) options_.on_report(report);
+  const absl::Status stored = options_.on_report ? options_.on_report(report) : absl::OkStatus();
   mu_.Lock();
   reporting_.clear();
+  if (stored.ok()) return;
+  auto again = models_.find(key);
+  if (again == models_.end() || again->second.generation != generation) return;
+  again->second.reported.reset();
+  again->second.due = std::min(again->second.due, options_.clock->Now() + options_.retry_delay);
 }
 
 }  // namespace nereid::lc::model

@@ -46,13 +46,15 @@ struct ModelReport {
 
 class ModelKeeper {
  public:
-  using ReportCallback = std::function<void(const ModelReport&)>;
+  // Returns whether the report was stored; one that was not (a full disk) is made again at the
+  // next check, `retry_delay` later, even when nothing changed, so it is not lost.
+  using ReportCallback = std::function<absl::Status(const ModelReport&)>;
 
   struct Options {
     VerifierOptions verifier;
     absl::Duration check_period = absl::Seconds(60);
     absl::Duration http_check_period = absl::Hours(1);
-    // After a file changed under a check, look again this much later.
+    // After a file changed under a check, or its report was not stored, look again this much later.
     absl::Duration retry_delay = absl::Seconds(1);
     Clock* clock = Clock::Real();
     ReportCallback on_report;

@@ -26,9 +26,17 @@ VerifierOptions RootedAt(const std::string& root, size_t chunk = 1 << 20) {
 
 class Reports {
  public:
-  void Add(const ModelReport& report) {
+  // Records the report; the first `refusals` are answered as not stored (a full disk).
+  absl::Status Add(const ModelReport& report) {
     absl::MutexLock lock(&mu_);
     reports_.push_back(report);
+    if (refusals_ == 0) return absl::OkStatus();
+    --refusals_;
+    return absl::ResourceExhaustedError("database or disk is full");
+  }
+  void Refuse(int count) {
+    absl::MutexLock lock(&mu_);
+    refusals_ = count;
   }
   ModelReport WaitFor(size_t n) {
     absl::MutexLock lock(&mu_);
@@ -45,6 +53,7 @@ class Reports {
  private:
   absl::Mutex mu_;
   std::vector<ModelReport> reports_ ABSL_GUARDED_BY(mu_);
+  int refusals_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 struct Fixture {
@@ -59,7 +68,7 @@ struct Fixture {
     options.verifier.host_root = root.path();
     options.clock = &clock;
     options.check_period = absl::Seconds(60);
-    options.on_report = [this](const ModelReport& r) { reports.Add(r); };
+    options.on_report = [this](const ModelReport& r) { return reports.Add(r); };
     keeper = std::make_unique<ModelKeeper>(options);
     keeper->Start();
   }
@@ -97,6 +106,24 @@ TEST_CASE("the keeper verifies a model, reports once, and re-checks when the fil
   CHECK(second.check.sha256 == Sha256Hex("tampered"));
   REQUIRE(f.keeper->Last("default/m1").has_value());
   CHECK(f.keeper->Last("default/m1")->check.reason == kReasonChecksumMismatch);
+}
+
+TEST_CASE("a report that was not stored is made again at the next check, then not again",
+          "[lc][model]") {
+  Fixture f;
+  f.reports.Refuse(1);
+  f.keeper->Upsert({"default/m1", "/models/m.pb", "pb", kAbcSha});
+  CHECK(f.reports.WaitFor(1).check.verified);
+  f.Settle(1);
+  // Nothing changed, but the first report was refused: the check a retry delay later makes it
+  // again (before, it waited for a change that might never come and the cloud never heard).
+  f.clock.Advance(absl::Seconds(1));
+  CHECK(f.reports.WaitFor(2).check.verified);
+  f.Settle(2);
+  // Stored now: the periodic check reports nothing.
+  f.clock.Advance(absl::Seconds(61));
+  f.Settle(3);
+  CHECK(f.reports.size() == 2);
 }
 
 TEST_CASE("a prior check from before a restart spares the hash and the report", "[lc][model]") {
