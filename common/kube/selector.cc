@@ -140,6 +140,11 @@ absl::StatusOr<LabelSelector> LabelSelector::FromJson(const Json& selector) {
       if (!value.is_string()) {
         return absl::InvalidArgumentError(absl::StrCat("matchLabels[", key, "] must be a string"));
       }
+      if (!ValidLabelKey(key) || !ValidLabelValue(value.get<std::string>())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("matchLabels: invalid label \"", key, "\": \"", value.get<std::string>(),
+                         "\""));
+      }
       out.requirements_.push_back({key, Op::kEquals, {value.get<std::string>()}});
     }
   }
@@ -151,6 +156,10 @@ absl::StatusOr<LabelSelector> LabelSelector::FromJson(const Json& selector) {
       }
       Requirement req;
       req.key = expr["key"].get<std::string>();
+      if (!ValidLabelKey(req.key)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("matchExpressions: invalid label key \"", req.key, "\""));
+      }
       std::string op = StringAt(expr, "operator");  // Json::value() would throw on a non-string
       if (op == "In") req.op = Op::kIn;
       else if (op == "NotIn") req.op = Op::kNotIn;
@@ -159,7 +168,14 @@ absl::StatusOr<LabelSelector> LabelSelector::FromJson(const Json& selector) {
       else return absl::InvalidArgumentError(absl::StrCat("unknown selector operator \"", op, "\""));
       if (auto values = expr.find("values"); values != expr.end() && values->is_array()) {
         for (const Json& v : *values) {
-          if (v.is_string()) req.values.insert(v.get<std::string>());
+          if (!v.is_string()) continue;
+          // What Parse accepts, so that ToString() reads back (and as the API server requires).
+          if (!ValidLabelValue(v.get<std::string>())) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "matchExpressions: invalid value \"", v.get<std::string>(), "\" for key \"",
+                req.key, "\""));
+          }
+          req.values.insert(v.get<std::string>());
         }
       }
       if ((req.op == Op::kIn || req.op == Op::kNotIn) && req.values.empty()) {

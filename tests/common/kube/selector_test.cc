@@ -58,6 +58,16 @@ TEST_CASE("label selector from metav1.LabelSelector JSON") {
       R"({"matchExpressions": [{"key": "a", "operator": 5}]})")).status()));
   CHECK_FALSE(LabelSelector::FromJson(Json::parse(
                   R"({"matchExpressions": [{"key": "a", "operator": "In", "values": []}]})")).ok());
+  // Keys and values Parse would refuse are refused here too, so ToString() always reads back
+  // (found by fuzz_kube_parsers: "values": ["!"] printed as "tier in (!,b)").
+  CHECK(absl::IsInvalidArgument(LabelSelector::FromJson(Json::parse(
+      R"({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["!", "b"]}]})"))
+                                    .status()));
+  CHECK(absl::IsInvalidArgument(
+      LabelSelector::FromJson(Json::parse(R"({"matchLabels": {"a b": "web"}})")).status()));
+  CHECK(absl::IsInvalidArgument(
+      LabelSelector::FromJson(Json::parse(R"({"matchLabels": {"app": "w,eb"}})")).status()));
+  CHECK(LabelSelector::FromJson(Json::parse(R"({"matchLabels": {"tier": ""}})")).ok());
 }
 
 TEST_CASE("field selectors") {
