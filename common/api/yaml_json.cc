@@ -5,11 +5,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "yaml-cpp/yaml.h"
+#include "yaml-cpp/eventhandler.h"
+#include "yaml-cpp/exceptions.h"
+#include "yaml-cpp/mark.h"
+#include "yaml-cpp/parser.h"
 
 namespace nereid::api {
 namespace {
@@ -106,99 +112,194 @@ Json PlainScalar(const std::string& s) {
 
 constexpr std::string_view kCoreTag = "tag:yaml.org,2002:";
 
-absl::Status Convert(const YAML::Node& node, Json* out);
+// Alias expansion copies the anchored value; a stream of nested aliases ("billion laughs") could
+// otherwise expand a few hundred bytes into gigabytes.
+constexpr size_t kMaxNodesPerDocument = 1'000'000;
 
-absl::Status ConvertScalar(const YAML::Node& node, Json* out) {
-  const std::string& tag = node.Tag();
-  const std::string& value = node.Scalar();
-  if (tag == "!") {  // Quoted or block scalar: always a string.
-    *out = value;
-    return absl::OkStatus();
-  }
-  if (tag.rfind(kCoreTag, 0) == 0) {
-    std::string_view type = std::string_view(tag).substr(kCoreTag.size());
-    if (type == "str") {
-      *out = value;
-      return absl::OkStatus();
-    }
-    Json typed = PlainScalar(value);
-    bool ok = (type == "int" && typed.is_number_integer()) ||
-              (type == "float" && typed.is_number()) || (type == "bool" && typed.is_boolean()) ||
-              (type == "null" && typed.is_null());
-    if (!ok) {
-      return absl::InvalidArgumentError(absl::StrCat("line ", node.Mark().line + 1, ": \"", value,
-                                                     "\" is not a valid !!", std::string(type)));
-    }
-    *out = std::move(typed);
-    return absl::OkStatus();
-  }
-  *out = PlainScalar(value);
-  return absl::OkStatus();
+absl::Status MarkedError(const YAML::Mark& mark, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat("line ", mark.line + 1, ": ", message));
 }
 
-absl::Status Convert(const YAML::Node& node, Json* out) {
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      *out = nullptr;
-      return absl::OkStatus();
-    case YAML::NodeType::Scalar:
-      return ConvertScalar(node, out);
-    case YAML::NodeType::Sequence: {
-      *out = Json::array();
-      for (const YAML::Node& item : node) {
-        Json converted;
-        if (absl::Status s = Convert(item, &converted); !s.ok()) return s;
-        out->push_back(std::move(converted));
-      }
-      return absl::OkStatus();
-    }
-    case YAML::NodeType::Map: {
-      *out = Json::object();
-      for (const auto& entry : node) {
-        if (!entry.first.IsScalar()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("line ", entry.first.Mark().line + 1, ": mapping keys must be scalars"));
-        }
-        const std::string& key = entry.first.Scalar();
-        if (out->contains(key)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("line ", entry.first.Mark().line + 1, ": duplicate key \"", key, "\""));
-        }
-        Json converted;
-        if (absl::Status s = Convert(entry.second, &converted); !s.ok()) return s;
-        (*out)[key] = std::move(converted);
-      }
-      return absl::OkStatus();
-    }
+absl::StatusOr<Json> ConvertScalar(const YAML::Mark& mark, const std::string& tag,
+                                   const std::string& value) {
+  if (tag == "!") return Json(value);  // Quoted or block scalar: always a string.
+  if (tag.rfind(kCoreTag, 0) != 0) return PlainScalar(value);
+  const std::string_view type = std::string_view(tag).substr(kCoreTag.size());
+  if (type == "str") return Json(value);
+  Json typed = PlainScalar(value);
+  const bool ok = (type == "int" && typed.is_number_integer()) ||
+                  (type == "float" && typed.is_number()) ||
+                  (type == "bool" && typed.is_boolean()) || (type == "null" && typed.is_null());
+  if (!ok) {
+    return MarkedError(mark, absl::StrCat("\"", value, "\" is not a valid !!", std::string(type)));
   }
-  return absl::InternalError("unknown YAML node type");
+  return typed;
 }
+
+// Builds one JSON value per document straight from the parser's events, with an explicit stack
+// (no recursion on nesting depth). The first error sticks; later events are ignored.
+class JsonBuilder final : public YAML::EventHandler {
+ public:
+  absl::Status status() const { return status_; }
+  size_t documents_started() const { return documents_started_; }
+  const YAML::Mark& last_document_mark() const { return document_mark_; }
+  // The finished document; null for an empty one.
+  Json TakeDocument() { return std::move(document_); }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    ++documents_started_;
+    document_mark_ = mark;
+    document_ = nullptr;
+    anchors_.clear();
+    nodes_ = 0;
+  }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    Add(mark, anchor, nullptr, 1);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) {  // yaml-cpp refuses unknown aliases; this is an alias to itself
+      Fail(MarkedError(mark, "an alias refers to the node that contains it"));
+      return;
+    }
+    Add(mark, YAML::NullAnchor, it->second.value, it->second.nodes, it->second.raw_scalar);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (!status_.ok()) return;
+    absl::StatusOr<Json> scalar = ConvertScalar(mark, tag, value);
+    if (!scalar.ok()) {
+      Fail(scalar.status());
+      return;
+    }
+    Add(mark, anchor, *std::move(scalar), 1, value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, anchor, Json::array());
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, anchor, Json::object());
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Anchored {
+    Json value;
+    size_t nodes = 0;
+    std::optional<std::string> raw_scalar;
+  };
+  struct Container {
+    Json value;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    size_t nodes = 1;
+    std::optional<std::string> pending_key;  // maps: the key waiting for its value
+  };
+
+  void Fail(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
+  }
+
+  void Open(const YAML::Mark& mark, YAML::anchor_t anchor, Json empty) {
+    if (!status_.ok()) return;
+    if (!stack_.empty() && stack_.back().value.is_object() && !stack_.back().pending_key) {
+      Fail(MarkedError(mark, "mapping keys must be scalars"));
+      return;
+    }
+    stack_.push_back(Container{std::move(empty), anchor, 1, std::nullopt});
+  }
+
+  void Close() {
+    if (!status_.ok() || stack_.empty()) return;
+    Container done = std::move(stack_.back());
+    stack_.pop_back();
+    Add(last_mark_, done.anchor, std::move(done.value), done.nodes);
+  }
+
+  // Places a finished value into its parent (or as the document), remembering anchored values.
+  // `raw_scalar` is a scalar's text, the only thing that may be a mapping key.
+  void Add(const YAML::Mark& mark, YAML::anchor_t anchor, Json value, size_t nodes,
+           std::optional<std::string> raw_scalar = std::nullopt) {
+    if (!status_.ok()) return;
+    last_mark_ = mark;
+    nodes_ += nodes;
+    if (nodes_ > kMaxNodesPerDocument) {
+      Fail(MarkedError(mark, absl::StrCat("the document expands to more than ",
+                                          kMaxNodesPerDocument, " values (nested aliases?)")));
+      return;
+    }
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{value, nodes, raw_scalar};
+    if (stack_.empty()) {
+      document_ = std::move(value);
+      return;
+    }
+    Container& parent = stack_.back();
+    parent.nodes += nodes;
+    if (parent.value.is_array()) {
+      parent.value.push_back(std::move(value));
+      return;
+    }
+    if (!parent.pending_key) {  // this value is a key: its text as written ("0x1F" stays "0x1F")
+      if (!raw_scalar) {
+        Fail(MarkedError(mark, "mapping keys must be scalars"));
+        return;
+      }
+      if (parent.value.contains(*raw_scalar)) {
+        Fail(MarkedError(mark, absl::StrCat("duplicate key \"", *raw_scalar, "\"")));
+        return;
+      }
+      parent.pending_key = *std::move(raw_scalar);
+      return;
+    }
+    parent.value[*parent.pending_key] = std::move(value);
+    parent.pending_key.reset();
+  }
+
+  absl::Status status_;
+  size_t documents_started_ = 0;
+  YAML::Mark document_mark_;
+  YAML::Mark last_mark_;
+  Json document_;
+  std::vector<Container> stack_;
+  std::map<YAML::anchor_t, Anchored> anchors_;
+  size_t nodes_ = 0;
+};
 
 }  // namespace
 
 absl::StatusOr<std::vector<Json>> YamlToJson(std::string_view yaml) {
-  std::vector<YAML::Node> documents;
+  std::istringstream stream{std::string(yaml)};
+  std::vector<Json> out;
   try {
-    documents = YAML::LoadAll(std::string(yaml));
+    YAML::Parser parser(stream);
+    std::optional<int> previous_document_pos;
+    while (true) {
+      JsonBuilder builder;
+      if (!parser.HandleNextDocument(builder)) break;
+      if (!builder.status().ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "invalid YAML (document ", out.size() + 1, "): ", builder.status().message()));
+      }
+      // yaml-cpp 0.7 can report the same empty document forever on some malformed streams
+      // ("{},{}"): its LoadAll never returns there. A document that starts where the previous one
+      // did means the parser made no progress.
+      const YAML::Mark& mark = builder.last_document_mark();
+      if (previous_document_pos == mark.pos) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("invalid YAML: unexpected content at line ", mark.line + 1, ", column ",
+                         mark.column + 1));
+      }
+      previous_document_pos = mark.pos;
+      Json document = builder.TakeDocument();
+      if (document.is_null()) continue;  // Empty document between "---" lines.
+      out.push_back(std::move(document));
+    }
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("invalid YAML: ", e.what()));
-  }
-  std::vector<Json> out;
-  for (const YAML::Node& doc : documents) {
-    if (!doc.IsDefined() || doc.IsNull()) continue;  // Empty document between "---" lines.
-    Json json;
-    absl::Status status;
-    try {
-      status = Convert(doc, &json);
-    } catch (const YAML::Exception& e) {  // yaml-cpp may still throw while iterating.
-      status = absl::InvalidArgumentError(e.what());
-    }
-    if (!status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid YAML (document ", out.size() + 1, "): ", status.message()));
-    }
-    out.push_back(std::move(json));
   }
   return out;
 }

@@ -90,7 +90,14 @@ void BuildTree(FuzzedDataProvider& input, const fs::path& root) {
     std::error_code ec;
     fs::create_directories(parent, ec);
     switch (input.ConsumeIntegralInRange(0, 2)) {
-      case 0: std::ofstream(path.string()) << "x"; break;
+      case 0: {  // never through an existing symlink: that could plant a file the links expect outside
+        const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+          FUZZ_CHECK(write(fd, "x", 1) == 1);
+          close(fd);
+        }
+        break;
+      }
       case 1: fs::create_directory(path, ec); break;
       default:
         fs::create_symlink(targets[input.ConsumeIntegralInRange<size_t>(0, std::size(targets) - 1)],

@@ -124,6 +124,36 @@ struct Lc {
   }
 };
 
+// A running globalmanager and its ports.
+struct GmProcess {
+  GmProcess() = default;
+  GmProcess(GmProcess&&) = default;
+  GmProcess& operator=(GmProcess&& other) {
+    DumpOnFailure("globalmanager", process.get(), kEdgeStderrTail);
+    process = std::move(other.process);
+    port = other.port;
+    http_port = other.http_port;
+    return *this;
+  }
+  ~GmProcess() { DumpOnFailure("globalmanager", process.get(), kEdgeStderrTail); }
+
+  std::unique_ptr<Subprocess> process;
+  int port = 0;       // edge hub
+  int http_port = 0;  // /healthz, /readyz, /metrics
+
+  // Leading, caches synced, hub serving.
+  bool Ready() const { return process != nullptr && HttpGet(http_port, "/readyz").status == 200; }
+  std::string Metrics() const { return HttpGet(http_port, "/metrics").body; }
+  // nereid_gm_reports_total for Dataset reports with `outcome` (accepted, rejected, retry); 0
+  // while the series does not exist yet.
+  double DatasetReports(const std::string& outcome) const {
+    const double v = MetricValue(
+        Metrics(), absl::StrCat("nereid_gm_reports_total{kind=\"Dataset\",outcome=\"", outcome,
+                                "\"}"));
+    return v < 0 ? 0 : v;
+  }
+};
+
 class EdgeCluster {
  public:
   using Json = nlohmann::json;
@@ -144,13 +174,12 @@ class EdgeCluster {
                                  gm_config_extra);
   }
 
-  ~EdgeCluster() { DumpOnFailure("globalmanager", gm_.get(), kEdgeStderrTail); }
 
   const TempDir& dir() const { return api_.dir(); }
   std::string kubeconfig() const { return api_.kubeconfig(); }
   int gm_port() const { return gm_port_; }
   int api_port() const { return api_.port(); }
-  int gm_http_port() const { return gm_http_port_; }
+  int gm_http_port() const { return gm_.http_port; }
   const EdgeBinaries& bins() const { return bins_; }
 
   std::string Kubectl(const std::vector<std::string>& args, std::string_view stdin_data = "") {
@@ -171,25 +200,27 @@ class EdgeCluster {
     return ok;
   }
 
-  std::string GmMetrics() const { return HttpGet(gm_http_port_, "/metrics").body; }
-  // nereid_gm_reports_total for Dataset reports with `outcome` (accepted, rejected, retry); 0
-  // while the series does not exist yet.
-  double GmDatasetReports(const std::string& outcome) const {
-    const double v = MetricValue(
-        GmMetrics(), absl::StrCat("nereid_gm_reports_total{kind=\"Dataset\",outcome=\"", outcome,
-                                  "\"}"));
-    return v < 0 ? 0 : v;
-  }
+  std::string GmMetrics() const { return gm_.Metrics(); }
+  double GmDatasetReports(const std::string& outcome) const { return gm_.DatasetReports(outcome); }
 
   // `extra_args` come last, so they override (e.g. --kubeconfig through a fault proxy).
   void StartGm(const std::vector<std::string>& extra_args = {}) {
+    gm_ = LaunchGm("gm-e2e", gm_port_, extra_args);
+    // Leading, caches synced, hub serving.
+    REQUIRE(WaitFor([&] { return gm_.Ready(); }, absl::Seconds(20), kEdgePoll));
+  }
+
+  // A GM replica with identity `id` and its edge hub on `port`, sharing the cluster's Lease and
+  // configuration; returns once it listens (a standby is not ready until it leads).
+  GmProcess LaunchGm(const std::string& id, int port,
+                     const std::vector<std::string>& extra_args = {}) {
     const CertSet& certs = TestCerts();
     Subprocess::Options options;
     options.argv = {bins_.gm,
                     "--kubeconfig",
                     kubeconfig(),
                     "--listen",
-                    absl::StrCat("127.0.0.1:", gm_port_),
+                    absl::StrCat("127.0.0.1:", port),
                     "--http-listen",
                     "127.0.0.1:0",
                     "--tls-ca",
@@ -201,37 +232,36 @@ class EdgeCluster {
                     "--lease-namespace",
                     "default",
                     "--id",
-                    "gm-e2e",
+                    id,
                     "--config",
                     gm_config_};
     options.argv.insert(options.argv.end(), extra_args.begin(), extra_args.end());
     options.capture_stderr = true;
     auto started = Subprocess::Start(std::move(options));
     REQUIRE(started.ok());
-    gm_ = *std::move(started);
-    auto line = gm_->ReadLine(absl::Seconds(20));
-    INFO(line.status().ToString() << "\nGM stderr:\n" << gm_->Stderr());
+    GmProcess gm;
+    gm.process = *std::move(started);
+    gm.port = port;
+    auto line = gm.process->ReadLine(absl::Seconds(20));
+    INFO(line.status().ToString() << "\nGM stderr:\n" << gm.process->Stderr());
     REQUIRE(line.ok());
     // "globalmanager: edge hub on port N, http on port M"
     std::vector<std::string> words = absl::StrSplit(*line, ' ');
     REQUIRE(words.size() == 10);
-    REQUIRE(words[5] == absl::StrCat(gm_port_, ","));
-    REQUIRE(absl::SimpleAtoi(words[9], &gm_http_port_));
-    // Leading, caches synced, hub serving.
-    REQUIRE(WaitFor([&] { return HttpGet(gm_http_port_, "/readyz").status == 200; },
-                    absl::Seconds(20), kEdgePoll));
+    REQUIRE(words[5] == absl::StrCat(port, ","));
+    REQUIRE(absl::SimpleAtoi(words[9], &gm.http_port));
+    return gm;
   }
 
   void StopGm() {
-    auto code = gm_->Stop(absl::Seconds(15));
+    auto code = gm_.process->Stop(absl::Seconds(15));
     REQUIRE(code.ok());
-    INFO("GM stderr:\n" << gm_->Stderr());
+    INFO("GM stderr:\n" << gm_.process->Stderr());
     CHECK(*code == 0);
-    gm_.reset();
-    gm_http_port_ = 0;
+    gm_ = GmProcess();
   }
 
-  std::string GmStderr() const { return gm_ == nullptr ? "" : gm_->Stderr(); }
+  std::string GmStderr() const { return gm_.process == nullptr ? "" : gm_.process->Stderr(); }
 
   // An LC for `node` with the given certificate and key; `state_name` picks its database and host
   // root (default: the node's), so a restart finds the same state; `env` is added to its
@@ -299,9 +329,8 @@ class EdgeCluster {
   const EdgeBinaries bins_;
   DevApiServerProcess api_;
   const int gm_port_;
-  int gm_http_port_ = 0;
   std::string gm_config_;
-  std::unique_ptr<Subprocess> gm_;
+  GmProcess gm_;  // the one StartGm starts
 };
 
 }  // namespace nereid::testing

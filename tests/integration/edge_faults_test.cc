@@ -8,9 +8,14 @@
 //     not rewritten once it is right;
 //   - the link reset every 700 ms during a burst of reports: every report lands and the final
 //     count is the file's;
+//   - the GM leader SIGKILLed during a burst of reports with a standby running: the standby takes
+//     the Lease, the node follows the leader through the proxy (standing in for the Service, whose
+//     endpoints are the ready replica), every count lands, none is written twice or goes back;
 //   - the GM's API server unavailable (connections reset, new ones refused) while the node's
 //     count grows and a Dataset is created: the GM dials back at a bounded rate, the LC keeps the
 //     report, and once the API server is back the count lands and the new Dataset is counted.
+
+#include <signal.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -24,6 +29,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
 #include "tests/integration/edge_cluster.h"
@@ -39,6 +45,7 @@ using testing::DatasetYaml;
 using testing::EdgeCluster;
 using testing::FaultProxy;
 using testing::Lc;
+using testing::Subprocess;
 using testing::WaitFor;
 
 constexpr absl::Duration kPoll = testing::kEdgePoll;
@@ -151,6 +158,101 @@ TEST_CASE("reports keep landing while the edge link is reset again and again",
   CHECK(WaitFor([&] { return lc.Synced() && lc.OutboxDepth() == 0; }, absl::Seconds(30), kPoll));
   CHECK(lc.LocalSamples("da") == kLines + 1);
   CHECK(cluster.GmDatasetReports("rejected") == 0);
+}
+
+// Dataset status changes as a watch sees them: "name count resourceVersion" per MODIFIED event.
+std::vector<std::vector<std::string>> StatusChanges(const std::string& watch_output,
+                                                    const std::string& name) {
+  std::vector<std::vector<std::string>> changes;
+  for (absl::string_view line : absl::StrSplit(watch_output, '\n', absl::SkipEmpty())) {
+    std::vector<std::string> fields = absl::StrSplit(line, ' ');
+    if (fields.size() == 4 && fields[0] == "MODIFIED" && fields[1] == name && !fields[2].empty()) {
+      changes.push_back({fields[2], fields[3]});
+    }
+  }
+  return changes;
+}
+
+TEST_CASE("the GM leader SIGKILLed during a burst of reports: the standby leads, nothing is lost, "
+          "doubled or reordered",
+          "[integration][faults]") {
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "gm-failover-", kFastGmKeepalive);
+  const std::string data = cluster.dir().File("root-edge-a/data");
+  std::filesystem::create_directories(data);
+  AppendLines(data + "/a.txt", 1, 10);
+  AppendLines(data + "/b.txt", 1, 7);
+  testing::GmProcess leader = cluster.LaunchGm("gm-a", testing::FreePort());
+  REQUIRE(WaitFor([&] { return leader.Ready(); }, absl::Seconds(20), kPoll));
+  testing::GmProcess standby = cluster.LaunchGm("gm-b", testing::FreePort());
+  // The standby serves its probes but is not ready (so not behind the Service) while gm-a leads.
+  REQUIRE(WaitFor([&] { return testing::HttpGet(standby.http_port, "/healthz").status == 200; },
+                  absl::Seconds(20), kPoll));
+  CHECK_FALSE(standby.Ready());
+
+  // The proxy is the Service: it sends nodes to the ready replica.
+  auto service = FaultProxy::Start(leader.port);
+  REQUIRE(service.ok());
+  Lc lc = StartLcThrough(cluster, **service);
+  REQUIRE(WaitFor([&] { return lc.Synced(); }, absl::Seconds(20), kPoll));
+  Subprocess::Options watch;
+  watch.argv = {cluster.bins().kubectl, "--kubeconfig", cluster.kubeconfig(), "get", "datasets",
+                "--watch", "--output-watch-events", "-o",
+                "jsonpath={.type} {.object.metadata.name} {.object.status.numberOfSamples} "
+                "{.object.metadata.resourceVersion}{\"\\n\"}"};
+  auto watcher = Subprocess::Start(std::move(watch));
+  REQUIRE(watcher.ok());
+  cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("da", "edge-a", "/data/a.txt"));
+  REQUIRE(cluster.WaitSamples("da", 10, absl::Seconds(30)));
+
+  // A burst: a line every 100 ms for 4 s (the LC rescans each second); the leader dies in it.
+  constexpr int kLines = 40;
+  std::thread writer([&] {  // no Catch macros off the test thread
+    for (int i = 11; i <= 10 + kLines; ++i) {
+      std::ofstream(data + "/a.txt", std::ios::app) << "sample " << i << "\n";
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const double accepted_by_leader = leader.DatasetReports("accepted");
+  REQUIRE(kill(leader.process->pid(), SIGKILL) == 0);
+  const absl::Time killed_at = absl::Now();
+  // While no replica leads, the cloud changes too.
+  cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("db", "edge-a", "/data/b.txt"));
+
+  // The Endpoints follow readiness: once the standby leads, the Service sends nodes to it.
+  REQUIRE(WaitFor([&] { return standby.Ready(); }, absl::Seconds(30), kPoll));
+  const double takeover_seconds = absl::ToDoubleSeconds(absl::Now() - killed_at);
+  (*service)->SetUpstreamPort(standby.port);
+  writer.join();
+  INFO("the standby was ready " << takeover_seconds << " s after the leader was killed");
+  CHECK(takeover_seconds < 15);  // a 3 s Lease, renewed every 500 ms
+  CHECK(accepted_by_leader >= 1);
+
+  CHECK(cluster.WaitSamples("da", 10 + kLines, absl::Seconds(60)));
+  CHECK(cluster.WaitSamples("db", 7, absl::Seconds(30)));
+  CHECK(WaitFor([&] { return lc.Synced() && lc.OutboxDepth() == 0; }, absl::Seconds(30), kPoll));
+  CHECK(standby.DatasetReports("accepted") >= 1);
+  CHECK(standby.DatasetReports("rejected") == 0);
+  CHECK(cluster.Kubectl({"get", "lease", "-n", "default", "nereid-gm", "-o",
+                         "jsonpath={.spec.holderIdentity}"}) == "gm-b");
+
+  // Every status write the watch saw for "da": each a new, larger count (a report applied twice
+  // would be a write without change, which the API server drops; one applied late would go back).
+  REQUIRE(WaitFor([&] { return absl::StrContains(watcher.value()->Stdout(),
+                                                 absl::StrCat("MODIFIED da ", 10 + kLines, " ")); },
+                  absl::Seconds(10), kPoll));
+  (void)(*watcher)->Stop(absl::Seconds(5));
+  const auto changes = StatusChanges((*watcher)->Stdout(), "da");
+  INFO("status writes of da: " << changes.size());
+  REQUIRE(changes.size() >= 2);
+  int64_t previous = 0;
+  for (const auto& change : changes) {
+    int64_t count = 0;
+    REQUIRE(absl::SimpleAtoi(change[0], &count));
+    CHECK(count > previous);
+    previous = count;
+  }
+  CHECK(previous == 10 + kLines);
 }
 
 // A copy of `kubeconfig` whose server is 127.0.0.1:`port` instead; `api_port` gets the original

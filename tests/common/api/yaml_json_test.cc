@@ -119,9 +119,45 @@ TEST_CASE("malformed YAML is a clear error, never an exception") {
   auto bad_tag = YamlToJson("a: !!int abc\n");
   REQUIRE_FALSE(bad_tag.ok());
 
+  auto null_key = YamlToJson("? \n: x\n");
+  REQUIRE_FALSE(null_key.ok());
+
   auto missing = YamlFileToJson("/nonexistent/nereid.yaml");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().code() == absl::StatusCode::kNotFound);
+}
+
+TEST_CASE("mapping keys keep their text as written") {
+  Json j = One("0x1F: a\n1.50: b\ntrue: c\n\"q\": d\n");
+  CHECK(j == Json{{"0x1F", "a"}, {"1.50", "b"}, {"true", "c"}, {"q", "d"}});
+  Json aliased = One("k: &key name\n*key : v\n");
+  CHECK(aliased == Json{{"k", "name"}, {"name", "v"}});
+}
+
+// yaml-cpp 0.7's own LoadAll reports an empty document forever on these (fuzz finding 5); each
+// must end, with an error.
+TEST_CASE("streams on which yaml-cpp makes no progress end with an error") {
+  for (const char* yaml : {"{},{}", "{}, x", "{a: 1}, b", ",",
+                           R"( {"apiVersion":"v1","kind":"default"},"spec":{"url":"/a"}})"}) {
+    CAPTURE(yaml);
+    auto docs = YamlToJson(yaml);
+    REQUIRE_FALSE(docs.ok());
+    CHECK(docs.status().code() == absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("aliases cannot build cycles or expand without bound") {
+  REQUIRE_FALSE(YamlToJson("a: &x [1, *x]\n").ok());
+  // Ten levels of ten aliases each: 10^10 values if expanded.
+  std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 10; ++i) {
+    const std::string p = "*l" + std::to_string(i - 1);
+    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + p + ", " + p + ", " +
+              p + ", " + p + ", " + p + ", " + p + ", " + p + ", " + p + ", " + p + ", " + p + "]\n";
+  }
+  auto bomb = YamlToJson(laughs);
+  REQUIRE_FALSE(bomb.ok());
+  CHECK(std::string(bomb.status().message()).find("expands to more than") != std::string::npos);
 }
 
 }  // namespace
