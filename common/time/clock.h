@@ -22,9 +22,7 @@ class Clock {
 
   // With `mu` held: waits until `cond` holds or `timeout` has elapsed, measured as time that
   // passes, not as a Now() deadline: a step of the wall clock neither ends the wait nor stretches
-  // it. RealClock relies on absl::Mutex for that: abseil before 20230802 (Debian 12 has 20220623)
-  // waits on a CLOCK_REALTIME deadline, so there a backward step still stretches the wait in
-  // progress. Returns whether `cond` holds.
+  // it (RealClock: common/time/monotonic_waker.h). Returns whether `cond` holds.
   virtual bool AwaitFor(absl::Mutex* mu, const absl::Condition& cond, absl::Duration timeout)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     return AwaitWithDeadline(mu, cond, Now() + timeout);
@@ -46,9 +44,7 @@ class RealClock final : public Clock {
     return mu->AwaitWithDeadline(cond, deadline);
   }
   bool AwaitFor(absl::Mutex* mu, const absl::Condition& cond, absl::Duration timeout) override
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    return mu->AwaitWithTimeout(cond, timeout);
-  }
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
 
 }  // namespace nereid

@@ -1,10 +1,12 @@
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <catch2/catch.hpp>
 
 #include "common/time/clock.h"
 #include "common/time/fake_clock.h"
+#include "common/time/monotonic_waker.h"
 #include "common/time/wall_clock_steps.h"
 #include "tests/fakes/eventually.h"
 
@@ -60,6 +62,45 @@ TEST_CASE("RealClock AwaitWithDeadline times out with the condition false") {
   absl::MutexLock lock(&mu);
   CHECK_FALSE(Clock::Real()->AwaitWithDeadline(&mu, absl::Condition(&never),
                                                absl::Now() + absl::Milliseconds(5)));
+}
+
+TEST_CASE("RealClock AwaitFor times out, or returns as soon as the condition holds") {
+  absl::Mutex mu;
+  bool ready = false;
+  absl::MutexLock lock(&mu);
+  const absl::Time start = absl::Now();
+  CHECK_FALSE(Clock::Real()->AwaitFor(&mu, absl::Condition(&ready), absl::Milliseconds(30)));
+  CHECK(absl::Now() - start >= absl::Milliseconds(30));
+  std::thread setter([&] {
+    absl::MutexLock set(&mu);
+    ready = true;
+  });
+  CHECK(Clock::Real()->AwaitFor(&mu, absl::Condition(&ready), absl::InfiniteDuration()));
+  mu.Unlock();
+  setter.join();
+  mu.Lock();
+}
+
+// A wall clock stepped back during a wait cannot be staged here (the machine's clock is not ours
+// to change); what it would leave is a waiter whose abseil deadline lies far ahead. Such a waiter,
+// here one with no deadline at all, wakes through the waker once the steady deadline passes.
+TEST_CASE("MonotonicWaker ends a wait that abseil's own deadline would not") {
+  using std::chrono::steady_clock;
+  absl::Mutex mu;
+  const steady_clock::time_point deadline = steady_clock::now() + std::chrono::milliseconds(100);
+  struct Due {
+    steady_clock::time_point deadline;
+    bool Over() const { return steady_clock::now() >= deadline; }
+  } due{deadline};
+  MonotonicWaker& waker = MonotonicWaker::Get();
+  absl::MutexLock lock(&mu);
+  const uint64_t id = waker.Register(&mu, deadline);
+  // Bounded: should the waker fail, abseil gives up after 10 s and the checks below fail.
+  const bool woke = mu.AwaitWithTimeout(absl::Condition(&due, &Due::Over), absl::Seconds(10));
+  const auto late = steady_clock::now() - deadline;
+  waker.Unregister(id);
+  CHECK(woke);
+  CHECK(late < std::chrono::seconds(2));
 }
 
 TEST_CASE("FakeClock::AwaitFor counts time that passes, not steps of the wall clock") {
