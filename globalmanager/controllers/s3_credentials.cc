@@ -78,6 +78,19 @@ absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, s
   return WorkerS3For(context.settings, *credential);
 }
 
+absl::StatusOr<WorkerS3Options> ReadModelS3(const ControllerContext& context, std::string_view ns,
+                                            std::string_view url, std::string_view credential_name,
+                                            CredentialProblem* problem) {
+  std::optional<CredentialProblem> found;
+  absl::StatusOr<WorkerS3Options> options =
+      ReadWorkerS3(context, ns, s3::IsS3Url(url) ? credential_name : std::string_view(), &found);
+  if (!options.ok()) {
+    *problem = found.value_or(CredentialProblem{std::string(credential_reasons::kUnavailable),
+                                                std::string(options.status().message())});
+  }
+  return options;
+}
+
 std::string VersionWithCredential(std::string_view version, const SecretCredential& credential) {
   return absl::StrCat(ToAbsl(version), "/s", credential.resource_version);
 }

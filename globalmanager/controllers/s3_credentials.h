@@ -78,6 +78,14 @@ absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, s
                                              std::string_view secret_name,
                                              std::optional<CredentialProblem>* problem);
 
+// The S3 part of a worker pod that reads `url` (a Model's spec.url) with `credential_name` (the
+// Model's credentialName): the Secret is read only when the url is s3:// and names one. On any
+// failure `problem` says why — a transient API error as kUnavailable — so the worker's owner
+// waits on it (condition + Event, looked at again later) instead of failing.
+absl::StatusOr<WorkerS3Options> ReadModelS3(const ControllerContext& context, std::string_view ns,
+                                            std::string_view url, std::string_view credential_name,
+                                            CredentialProblem* problem);
+
 // The edge version of an object that carries `credential`: `version` + "/s" + the Secret's
 // resourceVersion, so rotating the Secret (same spec, same generation) re-sends the object.
 std::string VersionWithCredential(std::string_view version, const SecretCredential& credential);
