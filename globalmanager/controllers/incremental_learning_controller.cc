@@ -85,6 +85,14 @@ class IncrementalLearning final : public StagedKind {
     return true;
   }
 
+  // The deploy Model's own Secret, as Sedna's createInferPod; the job's when the Model names
+  // none (the LC copied the trained model there with the job's credential).
+  std::string InferenceCredential(const StagedJob& job, const StagedRefs& refs) const override {
+    const ModelRef* model = refs.Model(job.deploy_model);
+    if (model != nullptr && !model->credential_name.empty()) return model->credential_name;
+    return job.credential_name;
+  }
+
   void FillEdgeSpec(const StagedJob& job, const edge::v1::StageNodes& nodes,
                     const edge::v1::JobStage& current, edge::v1::Resource* resource) const override {
     edge::v1::IncrementalLearningJobSpec* spec = resource->mutable_incremental_learning_job();
