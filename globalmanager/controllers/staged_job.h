@@ -130,7 +130,11 @@ struct StageContext {
 // that are set (none: no mount).
 std::string InputString(const kube::Json& data, const char* key);
 void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
-           std::string what, bool read_only = true, bool is_dir = false);
+           std::string what, bool read_only = true, bool is_dir = false, bool indirect = false);
+// ORIGINAL_DATASET_URL of a stage pod: the LC's dataIndexURL when it sent one (an indirect index,
+// as Sedna's), else the Dataset's url.
+void MountOriginalDataset(WorkerParams* params, const kube::Json& stage_data,
+                          const StagedRefs& refs);
 
 class StagedKind {
  public:
