@@ -34,7 +34,9 @@ absl::StatusOr<SecretCredential> S3CredentialReader::Read(
     *problem = CredentialProblem{std::string(reason), message};
     return absl::FailedPreconditionError(std::move(message));
   };
-  absl::StatusOr<kube::Json> secret = client_->Get(kube::resources::Secrets(), ns, secret_name);
+  absl::StatusOr<kube::Json> secret =
+      cache_ != nullptr ? cache_->Get(ns, secret_name)
+                        : client_->Get(kube::resources::Secrets(), ns, secret_name);
   if (!secret.ok()) {
     if (kube::IsForbidden(secret.status())) {
       return fail(credential_reasons::kForbidden,
@@ -73,7 +75,7 @@ absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, s
   problem->reset();
   if (secret_name.empty()) return WorkerS3For(context.settings, std::nullopt);
   absl::StatusOr<SecretCredential> credential =
-      S3CredentialReader(context.client).Read(ns, secret_name, problem);
+      S3CredentialReader(context).Read(ns, secret_name, problem);
   if (!credential.ok()) return credential.status();
   return WorkerS3For(context.settings, *credential);
 }
