@@ -163,8 +163,8 @@ TEST_CASE("a Secret the GM may not read is CredentialsForbidden, and the Dataset
   f.env.Create(Secrets(), SednaSecret("mysecret"));
   f.env.Create(Datasets(), S3Dataset());
   REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", kD1); }));
-  // The RoleBinding is removed: the API server answers 403 from now on (devapiserver enforces no
-  // RBAC, so this case is tested here, on the fake client).
+  // The RoleBinding is removed: the API server answers 403 from now on (the same with the real
+  // GM and devapiserver's injected 403: tests/integration/s3_credentials_test.cc).
   f.env.client().FailNext(Verb::kGet, 1000,
                           kube::StatusFromResponse(403, ""),
                           "secrets");
