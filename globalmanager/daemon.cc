@@ -293,6 +293,7 @@ void Daemon::StopLeaderWork() {
   if (router_ != nullptr) router_->Stop();
   if (informers_ != nullptr) informers_->Stop();
   controllers_.clear();
+  secrets_.reset();  // After the controllers that read through it.
   informers_.reset();
 }
 

@@ -14,7 +14,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/s3/credential.h"
@@ -108,6 +110,21 @@ Json SpecValid(const Json& object) {
   return Json::object();
 }
 
+// s3rver in the cluster's directory, bucket "data" holding sets/train.txt (3 lines).
+std::unique_ptr<S3Server> StartS3WithDataset(testing::EdgeCluster& cluster) {
+  S3Server::Options options;
+  options.data_dir = cluster.dir().File("s3");
+  options.buckets = {"data"};
+  absl::StatusOr<std::unique_ptr<S3Server>> started = S3Server::Start(options);
+  INFO(started.status());
+  REQUIRE(started.ok());
+  const ::nereid::s3::Credential credential{(*started)->endpoint(), false,
+                                            S3Server::kAccessKeyId, S3Server::kSecretAccessKey};
+  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
+  REQUIRE(store.Put(credential, {"data", "sets/train.txt"}, "a\nb\nc\n").ok());
+  return *std::move(started);
+}
+
 // Waits until Dataset `name` says SpecValid reason `reason` and a Warning Event with that reason
 // exists; the Dataset as last read.
 Json WaitCredentialProblem(testing::EdgeCluster& cluster, const std::string& name,
@@ -133,17 +150,8 @@ Json WaitCredentialProblem(testing::EdgeCluster& cluster, const std::string& nam
 TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leaked",
           "[integration][s3]") {
   testing::EdgeCluster cluster(Binaries(), "s3-credentials-");
-  S3Server::Options s3_options;
-  s3_options.data_dir = cluster.dir().File("s3");
-  s3_options.buckets = {"data"};
-  auto s3_started = S3Server::Start(s3_options);
-  INFO(s3_started.status());
-  REQUIRE(s3_started.ok());
-  S3Server& s3 = **s3_started;
-  const ::nereid::s3::Credential credential{s3.endpoint(), false, S3Server::kAccessKeyId,
-                                  S3Server::kSecretAccessKey};
-  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
-  REQUIRE(store.Put(credential, {"data", "sets/train.txt"}, "a\nb\nc\n").ok());
+  std::unique_ptr<S3Server> s3_server = StartS3WithDataset(cluster);
+  S3Server& s3 = *s3_server;
 
   cluster.StartGm();
   Lc lc = cluster.StartNodeLc("edge-a");
@@ -214,18 +222,8 @@ TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leak
 TEST_CASE("S3 credentials: a Forbidden Secret read waits with a condition, then proceeds",
           "[integration][s3]") {
   testing::EdgeCluster cluster(Binaries(), "s3-forbidden-", "", {"--enable-debug-faults"});
-  S3Server::Options s3_options;
-  s3_options.data_dir = cluster.dir().File("s3");
-  s3_options.buckets = {"data"};
-  auto s3_started = S3Server::Start(s3_options);
-  INFO(s3_started.status());
-  REQUIRE(s3_started.ok());
-  S3Server& s3 = **s3_started;
-  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
-  REQUIRE(store
-              .Put({s3.endpoint(), false, S3Server::kAccessKeyId, S3Server::kSecretAccessKey},
-                   {"data", "sets/train.txt"}, "a\nb\nc\n")
-              .ok());
+  std::unique_ptr<S3Server> s3_server = StartS3WithDataset(cluster);
+  S3Server& s3 = *s3_server;
 
   // The GM may not read Secrets (kubectl may): what a namespace without the RoleBinding gives.
   const Json rule = {{"code", 403}, {"resource", "secrets"}, {"userAgent", "nereid-globalmanager"}};
