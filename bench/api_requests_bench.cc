@@ -4,10 +4,13 @@
 //
 //   api_requests_bench --devapiserver BIN --globalmanager BIN --crd deploy/crds
 //       [--services 200] [--quiet 60] [--settle 3] [--resync 30] [--kube-api-qps Q]
-//       [--kube-api-burst B] [--timeout 600] [--enforce]
+//       [--kube-api-burst B] [--timeout 600] [--enforce] [--s3-models] [--gm-arg ARG]...
 //
 // Phases:
-//   setup   devapiserver (in memory), every CRD, the two Models the services name, the GM
+//   setup   devapiserver (in memory), every CRD, the two Models the services name (with
+//           --s3-models: s3:// URLs naming one Secret in Sedna's format, which every service's
+//           reconcile then needs, so the `get secrets` rows show what the GM's Secret cache
+//           saves; compare with --gm-arg --secret-cache-ttl-seconds=0), the GM
 //           (--insecure, no leader election: no Lease traffic) until /readyz.
 //   create  N JointInferenceServices created at once (edge worker on a fixed node, so no Node
 //           objects are needed; no LC is needed for the GM to create the children). Counted from
@@ -35,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/bench_setup.h"
@@ -55,6 +59,7 @@ using testing::Subprocess;
 
 constexpr char kGmUserAgent[] = "nereid-globalmanager";
 constexpr char kNamespace[] = "default";
+constexpr char kS3Secret[] = "bench-s3";
 constexpr double kTargetCreateRatio = 1.25;
 constexpr double kTargetQuietPerMinute = 5;
 
@@ -70,12 +75,15 @@ struct Flags {
   int kube_api_burst = 0;  // 0: the GM's default
   double timeout_seconds = 600;
   bool enforce = false;
+  bool s3_models = false;
+  std::vector<std::string> gm_args;  // passed to the GM as they are
 };
 
 void Usage() {
   std::cerr << "usage: api_requests_bench --devapiserver BIN --globalmanager BIN --crd DIR...\n"
                "  [--services N] [--quiet SECONDS] [--settle SECONDS] [--resync SECONDS]\n"
-               "  [--kube-api-qps Q] [--kube-api-burst B] [--timeout SECONDS] [--enforce]\n";
+               "  [--kube-api-qps Q] [--kube-api-burst B] [--timeout SECONDS] [--enforce]\n"
+               "  [--s3-models] [--gm-arg ARG]...\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -106,6 +114,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       RETURN_IF_ERROR(reader.Number(&flags.timeout_seconds, 1));
     } else if (arg == "--enforce") {
       flags.enforce = true;
+    } else if (arg == "--s3-models") {
+      flags.s3_models = true;
+    } else if (arg == "--gm-arg") {
+      ASSIGN_OR_RETURN(std::string gm_arg, reader.Value());
+      flags.gm_args.push_back(std::move(gm_arg));
     } else {
       return reader.Unknown();
     }
@@ -211,9 +224,25 @@ absl::Status ApiRequestsBench::Setup() {
   rest.user_agent = "api-requests-bench";
   ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
   RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds, api::resources::JointInferenceServices()));
+  if (flags_.s3_models) {
+    const Json secret = {
+        {"apiVersion", "v1"},
+        {"kind", "Secret"},
+        {"metadata",
+         {{"name", kS3Secret},
+          {"namespace", kNamespace},
+          {"annotations", {{"s3-endpoint", "127.0.0.1:9000"}, {"s3-usehttps", "0"}}}}},
+        {"stringData",
+         {{"ACCESS_KEY_ID", "AKIDBENCHKEYID000001"}, {"SECRET_ACCESS_KEY", "bench-secret-key"}}}};
+    RETURN_IF_ERROR(client_->Create(kube::resources::Secrets(), kNamespace, secret).status());
+  }
   for (const char* model : {"little-model", "big-model"}) {
-    RETURN_IF_ERROR(
-        client_->Create(api::resources::Models(), kNamespace, ModelObject(model)).status());
+    Json object = ModelObject(model);
+    if (flags_.s3_models) {
+      object["spec"]["url"] = absl::StrCat("s3://models/", model, ".pb");
+      object["spec"]["credentialName"] = kS3Secret;
+    }
+    RETURN_IF_ERROR(client_->Create(api::resources::Models(), kNamespace, object).status());
   }
 
   Subprocess::Options gm;
@@ -229,6 +258,7 @@ absl::Status ApiRequestsBench::Setup() {
     gm.argv.push_back("--kube-api-burst");
     gm.argv.push_back(std::to_string(flags_.kube_api_burst));
   }
+  for (const std::string& arg : flags_.gm_args) gm.argv.push_back(arg);
   gm.capture_stderr = true;
   ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
   gm_ = std::move(started.process);
@@ -349,11 +379,12 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   const bool quiet_ok = quiet_per_minute <= kTargetQuietPerMinute;
 
   out << absl::StrFormat(
-      "api_requests_bench: %d JointInferenceServices, GM resync %d s, kube-api-qps %s, burst %s, "
-      "load average %s -> %s\n",
-      n, flags_.resync_seconds,
+      "api_requests_bench: %d JointInferenceServices%s, GM resync %d s, kube-api-qps %s, "
+      "burst %s, GM args [%s], load average %s -> %s\n",
+      n, flags_.s3_models ? " (s3 Models, one Secret)" : "", flags_.resync_seconds,
       flags_.kube_api_qps > 0 ? std::to_string(flags_.kube_api_qps) : "default",
-      flags_.kube_api_burst > 0 ? std::to_string(flags_.kube_api_burst) : "default", load_before_,
+      flags_.kube_api_burst > 0 ? std::to_string(flags_.kube_api_burst) : "default",
+      absl::StrJoin(flags_.gm_args, " "), load_before_,
       load_after_);
   out << absl::StrFormat(
       "\ncreate: first create -> children and statuses settled %.1f s, GM quiet at %.1f s%s\n",

@@ -157,6 +157,10 @@ const std::map<std::string, Flag>& Flags() {
       {"literal-s3-credentials",
        {true, BoolSetter([](GmConfig& c) -> bool& { return c.literal_s3_credentials; }),
         "copy S3 keys into worker env instead of secretKeyRef (weaker; default false)"}},
+      {"secret-cache-ttl-seconds",
+       {false,
+        IntSetter([](GmConfig& c, int64_t v) { c.secret_cache_ttl_seconds = v; }, 0, 3600),
+        "reuse a Secret read for a credentialName this long, 0 = GET it every time (30)"}},
       {"min-resync-period-seconds",
        {false,
         IntSetter([](GmConfig& c, int64_t v) { c.min_resync_period_seconds = v; }, 0, 86400),
@@ -302,6 +306,7 @@ class FileLoader {
         {"logLevel", "log-level"},
         {"storageInitializerImage", "storage-initializer-image"},
         {"literalS3Credentials", "literal-s3-credentials"},
+        {"secretCacheTTLSeconds", "secret-cache-ttl-seconds"},
     };
     if (auto it = kScalarKeys.find(key); it != kScalarKeys.end()) {
       return Set(value, key, flags.at(it->second).set);

@@ -70,6 +70,9 @@ struct GmConfig {
   // Pod and Deployment specs, readable by anyone who may get pods); only for edge runtimes that
   // cannot resolve Secret references.
   bool literal_s3_credentials = false;
+  // How long a Secret read for an object's credentialName is reused (secret_cache.h); 0 = every
+  // reconcile GETs it.
+  int64_t secret_cache_ttl_seconds = 30;
   // Informer resync period: a random value in [min, 2·min) as Sedna's genResyncPeriod; 0 disables.
   int64_t min_resync_period_seconds = 30;
   LeaderElectionSettings leader_election;

@@ -231,6 +231,10 @@ absl::Status Daemon::StartLeaderWork() {
   context.settings.storage_initializer_image = config_.storage_initializer_image;
   context.settings.literal_s3_credentials = config_.literal_s3_credentials;
   context.settings.ns = config_.ns;
+  secrets_ = std::make_unique<SecretCache>(
+      client_, Clock::Real(),
+      SecretCacheOptions{.ttl = absl::Seconds(config_.secret_cache_ttl_seconds)});
+  context.secrets = secrets_.get();
   context.settings.workers = config_.controller_workers;
   const ControllerRegistry registry =
       options_.registry.has_value() ? *options_.registry : DefaultRegistry();
@@ -289,6 +293,7 @@ void Daemon::StopLeaderWork() {
   if (router_ != nullptr) router_->Stop();
   if (informers_ != nullptr) informers_->Stop();
   controllers_.clear();
+  secrets_.reset();  // After the controllers that read through it.
   informers_.reset();
 }
 

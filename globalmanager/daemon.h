@@ -46,6 +46,7 @@
 #include "globalmanager/controllers/gm_controller.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/report_router.h"
+#include "globalmanager/controllers/secret_cache.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
 #include "globalmanager/health_server.h"
@@ -127,6 +128,7 @@ class Daemon {
   // The leader's work; created and destroyed under work_mu_ (the start thread and Stop()).
   absl::Mutex work_mu_;
   std::unique_ptr<kube::SharedInformerFactory> informers_ ABSL_GUARDED_BY(work_mu_);
+  std::unique_ptr<SecretCache> secrets_ ABSL_GUARDED_BY(work_mu_);
   std::vector<std::unique_ptr<GmController>> controllers_ ABSL_GUARDED_BY(work_mu_);
 
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(work_mu_);

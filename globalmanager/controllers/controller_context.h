@@ -24,6 +24,7 @@ class ControllerMetrics;
 class EdgeDispatcher;
 class ModelRequirements;
 class ReportRouter;
+class SecretCache;
 
 struct ControllerSettings {
   std::string lc_server = "http://localhost:9100";  // LC_SERVER injected into workers
@@ -48,6 +49,8 @@ struct ControllerContext {
   // The Model controller's requirement API; set by the registry once the Model controller exists
   // (controllers created after it may use it; null when it is not enabled).
   ModelRequirements* models = nullptr;
+  // The Secrets read for credentialNames, shared by every controller (null: each read is a GET).
+  SecretCache* secrets = nullptr;
   ControllerSettings settings;
 
   // InvalidArgument naming `controller` unless the client, informers and edge dispatcher that

@@ -45,7 +45,7 @@ absl::StatusOr<std::unique_ptr<DatasetController>> DatasetController::Create(
 
 DatasetController::DatasetController(const ControllerContext& context)
     : ReconcilingController("dataset", context),
-      credentials_(context.client),
+      credentials_(context),
       placements_(context.edge, "dataset") {
   datasets_ = Watch(api::resources::Datasets());
 }

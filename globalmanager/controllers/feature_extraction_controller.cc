@@ -8,6 +8,7 @@
 #include "common/api/sedna_contract.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/worker_metrics_report.h"
 
@@ -64,8 +65,22 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
     return plan;
   }
 
+  // The Model's Secret (s3:// models only), for the storage-initializer and its credential env.
+  const std::string model_url = kube::StringAt(*model, "spec.url");
+  CredentialProblem problem;
+  absl::StatusOr<WorkerS3Options> s3 = ReadModelS3(
+      context(), ns, model_url, kube::StringAt(*model, "spec.credentialName"), &problem);
+  if (!s3.ok()) {
+    ServicePlan plan;
+    plan.kind = ServicePlan::Kind::kWaiting;
+    plan.reason = std::move(problem.reason);
+    plan.message = std::move(problem.message);
+    return plan;
+  }
+
   const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
   WorkerBuild build;
+  build.params.s3 = *std::move(s3);
   build.worker_type = std::string(api::worker_types::kFeatureExtraction);
   build.field = "spec.template";
   build.params.env = ServiceWorkerEnv(owner, StableWorkerName(owner, "", build.worker_type),
@@ -75,7 +90,7 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   }
   StorageMount model_mount;
   model_mount.env_name = std::string(api::env::kModelUrl);
-  model_mount.urls = {kube::StringAt(*model, "spec.url")};
+  model_mount.urls = {model_url};
   model_mount.read_only = true;
   model_mount.what = absl::StrCat("model \"", fe.spec.model.name, "\" (spec.url)");
   build.params.mounts.push_back(std::move(model_mount));

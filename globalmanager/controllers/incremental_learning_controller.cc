@@ -45,19 +45,17 @@ class IncrementalLearning final : public StagedKind {
   void StageParams(const StagedJob&, const StagedRefs& refs, const StageContext& ctx,
                    WorkerParams* params) const override {
     const Json& data = *ctx.data;
-    const std::string index = InputString(data, "dataIndexURL");
-    const std::string original = index.empty() ? refs.dataset_url : index;
     const std::vector<std::string> models = ModelUrls(InputModels(data));
     if (ctx.stage == stages::kTrain) {
       Mount(params, env::kBaseModelUrl, {models.empty() ? "" : models.front()}, "the base model");
       Mount(params, env::kModelUrl, {InputString(data, "outputDir")},
             "the round's output directory", /*read_only=*/false, /*is_dir=*/true);
       Mount(params, env::kTrainDatasetUrl, {InputString(data, "dataURL")}, "the round's samples");
-      Mount(params, env::kOriginalDatasetUrl, {original}, "the original dataset");
+      MountOriginalDataset(params, data, refs);
     } else {
       Mount(params, env::kModelUrls, models, "the models to evaluate");
       Mount(params, env::kTestDatasetUrl, {InputString(data, "dataURL")}, "the evaluation samples");
-      Mount(params, env::kOriginalDatasetUrl, {original}, "the original dataset");
+      MountOriginalDataset(params, data, refs);
     }
   }
 
@@ -83,6 +81,14 @@ class IncrementalLearning final : public StagedKind {
                                           ToAbsl(api::paths::kModelHotUpdateConfigFile))});
     }
     return true;
+  }
+
+  // The deploy Model's own Secret, as Sedna's createInferPod; the job's when the Model names
+  // none (the LC copied the trained model there with the job's credential).
+  std::string InferenceCredential(const StagedJob& job, const StagedRefs& refs) const override {
+    const ModelRef* model = refs.Model(job.deploy_model);
+    if (model != nullptr && !model->credential_name.empty()) return model->credential_name;
+    return job.credential_name;
   }
 
   void FillEdgeSpec(const StagedJob& job, const edge::v1::StageNodes& nodes,

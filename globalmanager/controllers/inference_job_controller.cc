@@ -20,6 +20,7 @@
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -107,8 +108,8 @@ std::set<std::string> InferenceJobController::PlacedNodes(const std::string& key
   return placements_.Nodes(key);
 }
 
-absl::StatusOr<std::string> InferenceJobController::ModelUrl(const std::string& ns,
-                                                             const std::string& model) const {
+absl::StatusOr<api::Model> InferenceJobController::ModelOf(const std::string& ns,
+                                                           const std::string& model) const {
   absl::StatusOr<ObjectPtr> cached = models_->GetLister().Get(ns, model);
   if (!cached.ok()) {
     if (!absl::IsNotFound(cached.status())) return cached.status();
@@ -120,11 +121,12 @@ absl::StatusOr<std::string> InferenceJobController::ModelUrl(const std::string& 
     return absl::NotFoundError(absl::StrCat("model \"", model,
                                             "\" has no usable spec.url; waiting for a fix"));
   }
-  return parsed->spec.url;
+  return parsed;
 }
 
 absl::StatusOr<InferenceJobController::Worker> InferenceJobController::BuildWorker(
-    const Json& object, const InferenceJobPlan& plan, const std::string& model_url) const {
+    const Json& object, const InferenceJobPlan& plan, const std::string& model_url,
+    WorkerS3Options s3) const {
   const WorkerOwner owner = WorkerOwner::FromObject(kind_.kind, object);
   WorkerParams params;
   params.worker_type = std::string(kind_.worker_type);
@@ -136,6 +138,7 @@ absl::StatusOr<InferenceJobController::Worker> InferenceJobController::BuildWork
                              absl::StrCat("model \"", plan.model_name, "\" (spec.url)")});
   }
   if (plan.kafka) params.env.push_back({std::string(api::env::kKafkaEnabled), "true"});
+  params.s3 = std::move(s3);
 
   // The library owns the pod's restartPolicy (its retries follow the task's policy); a template
   // that says Never (or nothing) gets Never back on the pod, so a failure makes a new pod.
@@ -154,12 +157,15 @@ absl::StatusOr<InferenceJobController::Worker> InferenceJobController::BuildWork
 }
 
 absl::StatusOr<InferenceJobController::Worker> InferenceJobController::WorkerFor(
-    const std::string& key, const Json& object, const InferenceJobPlan& plan, bool started) {
+    const std::string& key, const Json& object, const InferenceJobPlan& plan, bool started,
+    std::optional<CredentialProblem>* problem) {
+  problem->reset();
   std::string model_url;
+  WorkerS3Options s3;
   if (!plan.model_name.empty()) {
-    absl::StatusOr<std::string> url = ModelUrl(kube::Namespace(object), plan.model_name);
-    if (!url.ok()) {
-      if (!absl::IsNotFound(url.status()) || !started) return url.status();
+    absl::StatusOr<api::Model> model = ModelOf(kube::Namespace(object), plan.model_name);
+    if (!model.ok()) {
+      if (!absl::IsNotFound(model.status()) || !started) return model.status();
       // The Model went away after the job started: its pods were built with the url the Model
       // had, so the job goes on with that worker (and its status keeps following the pods)
       // rather than stopping in Waiting. Not for another spec or a re-created job, and not after
@@ -171,7 +177,7 @@ absl::StatusOr<InferenceJobController::Worker> InferenceJobController::WorkerFor
         auto last = built_.find(key);
         if (last == built_.end() || last->second.uid != kube::Uid(object) ||
             last->second.generation != kube::Generation(object)) {
-          return url.status();
+          return model.status();
         }
         worker = last->second.worker;
         news = !std::exchange(last->second.model_gone_told, true);
@@ -186,20 +192,32 @@ absl::StatusOr<InferenceJobController::Worker> InferenceJobController::WorkerFor
       }
       return worker;
     }
-    model_url = *std::move(url);
+    model_url = model->spec.url;
+    // The Model's Secret (s3:// models only), for the storage-initializer and its env.
+    CredentialProblem unreadable;
+    absl::StatusOr<WorkerS3Options> read = ReadModelS3(context(), kube::Namespace(object),
+                                                       model_url, model->spec.credential_name,
+                                                       &unreadable);
+    if (!read.ok()) {
+      *problem = std::move(unreadable);
+      return read.status();
+    }
+    s3 = *std::move(read);
   }
-  ASSIGN_OR_RETURN(Worker worker, BuildWorker(object, plan, model_url));
+  ASSIGN_OR_RETURN(Worker worker, BuildWorker(object, plan, model_url, std::move(s3)));
   absl::MutexLock lock(&mu_);
   built_[key] = {kube::Uid(object), kube::Generation(object), worker};
   return worker;
 }
 
 absl::Status InferenceJobController::WaitForModel(const std::string& key, const ObjectPtr& object,
+                                                  std::string_view reason,
                                                   const std::string& message) {
   const Json& obj = *object;
   InferenceJobStatusUpdate update;
   update.generation = kube::Generation(obj);
   update.waiting_for_model = message;
+  update.waiting_reason = std::string(reason);
   update.now = context().clock->Now();
   ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
                    WriteLibraryJobStatus(
@@ -211,11 +229,11 @@ absl::Status InferenceJobController::WaitForModel(const std::string& key, const 
     const Json* before = kube::FindPath(write->before, "conditions");
     const bool was_waiting =
         before != nullptr && before->is_array() && !before->empty() &&
-        kube::StringAt(before->back(), "reason") == inference_job_reasons::kModelNotFound &&
+        kube::StringAt(before->back(), "reason") == reason &&
         kube::StringAt(before->back(), "message") == message;
     if (!was_waiting) {
-      RecordEvent(context(), *kind_.resource, write->object, kube::EventType::kWarning,
-                  inference_job_reasons::kModelNotFound, message);
+      RecordEvent(context(), *kind_.resource, write->object, kube::EventType::kWarning, reason,
+                  message);
     }
   }
   LOG(DEBUG) << kind_.name << " " << key << ": " << message;
@@ -352,13 +370,14 @@ absl::Status InferenceJobController::PrimeEdge() {
     if (kube::IsBeingDeleted(*object)) continue;
     absl::StatusOr<InferenceJobPlan> plan = kind_.plan(*object);
     if (!plan.ok()) continue;
+    // Only the node selection of the template matters here: no Secret is read.
     std::string model_url;
     if (!plan->model_name.empty()) {
-      absl::StatusOr<std::string> url = ModelUrl(kube::Namespace(*object), plan->model_name);
-      if (!url.ok()) continue;
-      model_url = *url;
+      absl::StatusOr<api::Model> model = ModelOf(kube::Namespace(*object), plan->model_name);
+      if (!model.ok()) continue;
+      model_url = model->spec.url;
     }
-    absl::StatusOr<Worker> worker = BuildWorker(*object, *plan, model_url);
+    absl::StatusOr<Worker> worker = BuildWorker(*object, *plan, model_url, {});
     if (!worker.ok()) continue;
     const job::JobIdentity id = job::JobIdentity::FromObject(*object, *kind_.resource);
     RETURN_IF_ERROR(Place(kube::Key(*object), *object, *plan, worker->pod_template,
@@ -385,11 +404,18 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   const job::JobIdentity id = job::JobIdentity::FromObject(obj, *kind_.resource);
   const job::JobStatus prior = ReadInferenceJobLibraryStatus(obj);
   const bool started = prior.start_time.has_value() || !children_.Pods(id).empty();
-  absl::StatusOr<Worker> worker = WorkerFor(key, obj, *plan, started);
+  std::optional<CredentialProblem> unreadable;
+  absl::StatusOr<Worker> worker = WorkerFor(key, obj, *plan, started, &unreadable);
   if (!worker.ok()) {
+    if (unreadable.has_value()) {  // The Model's Secret; Secrets are not watched.
+      RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
+      RETURN_IF_ERROR(WaitForModel(key, object, unreadable->reason, unreadable->message));
+      return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
+    }
     if (absl::IsNotFound(worker.status())) {  // The Model.
       RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
-      RETURN_IF_ERROR(WaitForModel(key, object, std::string(worker.status().message())));
+      RETURN_IF_ERROR(WaitForModel(key, object, inference_job_reasons::kModelNotFound,
+                                   std::string(worker.status().message())));
       return kube::ReconcileResult{};
     }
     if (!absl::IsInvalidArgument(worker.status())) return worker.status();

@@ -12,8 +12,12 @@
 //   2. The Model (VideoAnalyticsJob): missing → condition Waiting/ModelNotFound, phase Pending and
 //      a Warning Event ModelNotFound when this is news; nothing is created. Models are watched, so
 //      the job proceeds as soon as its Model appears. Its url becomes MODEL_URL (a host path is
-//      mounted, worker_template.h). A Model deleted after the job started does not stop it: the
-//      job goes on with the worker built before, so its status keeps following its pods.
+//      mounted; an s3:// one is fetched by the storage-initializer with the Model's
+//      credentialName Secret by secretKeyRef, worker_template.h). A Secret that cannot be read →
+//      Waiting with its reason (CredentialsNotFound/Forbidden/Invalid/Unavailable) + Event,
+//      looked at again after kCredentialRecheckPeriod. A Model deleted after the job started
+//      does not stop it: the job goes on with the worker built before, so its status keeps
+//      following its pods.
 //   3. The worker template (worker_template.h): Sedna's labels "<kind>.sedna.io/name|uid|
 //      worker-type", env NAMESPACE, JOB_NAME, WORKER_NAME, LC_SERVER (+ MODEL_NAME, MODEL_URL for
 //      VideoAnalyticsJob; KAFKA_ENABLED=true with kafkaSupport; a value the user sets wins).
@@ -60,6 +64,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/api/inference_job.h"
+#include "common/api/model.h"
 #include "common/job/child_lister.h"
 #include "common/job/expectations.h"
 #include "common/job/gang.h"
@@ -68,6 +73,7 @@
 #include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
+#include "globalmanager/controllers/s3_credentials.h"
 
 namespace nereid::gm {
 
@@ -120,18 +126,23 @@ class InferenceJobController final : public ReconcilingController, public Report
                          job::JobReconcilerOptions options);
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
-  // The worker template of `plan` (the Model's url already resolved into `model_url`).
+  // The worker template of `plan` (the Model's url already resolved into `model_url`, its
+  // Secret into `s3`).
   absl::StatusOr<Worker> BuildWorker(const kube::Json& object, const InferenceJobPlan& plan,
-                                     const std::string& model_url) const;
+                                     const std::string& model_url, WorkerS3Options s3) const;
   // The worker of `plan`: built with its Model's url, or — the Model gone after the job
   // `started` — the one built last for this uid and generation. NotFound (with the message) while
-  // the job has to wait for its Model; InvalidArgument for a template that cannot be built.
+  // the job has to wait for its Model; `problem` set (and its status returned) while it has to
+  // wait for the s3:// Model's Secret; InvalidArgument for a template that cannot be built.
   absl::StatusOr<Worker> WorkerFor(const std::string& key, const kube::Json& object,
-                                   const InferenceJobPlan& plan, bool started);
-  // The Model's url, or a message saying why the job has to wait for it.
-  absl::StatusOr<std::string> ModelUrl(const std::string& ns, const std::string& model) const;
+                                   const InferenceJobPlan& plan, bool started,
+                                   std::optional<CredentialProblem>* problem);
+  // The Model (with a spec.url), or a message saying why the job has to wait for it.
+  absl::StatusOr<api::Model> ModelOf(const std::string& ns, const std::string& model) const;
+  // Condition Waiting with `reason` (ModelNotFound, or the Secret's problem), phase Pending, and a
+  // Warning Event when this is news.
   absl::Status WaitForModel(const std::string& key, const kube::ObjectPtr& object,
-                            const std::string& message);
+                            std::string_view reason, const std::string& message);
   // Deletes the pods built from another template (the first delete error to `delete_error`).
   void RestartStalePods(const std::string& key, const kube::Json& object,
                         const std::vector<kube::ObjectPtr>& pods, const std::string& hash,

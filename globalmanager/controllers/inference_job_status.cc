@@ -28,7 +28,7 @@ std::optional<api::Condition> CurrentCondition(const InferenceJobStatusUpdate& u
   if (!update.waiting_for_model.empty()) {
     api::Condition c;
     c.type = std::string(conditions::kWaiting);
-    c.reason = std::string(inference_job_reasons::kModelNotFound);
+    c.reason = update.waiting_reason;
     c.message = update.waiting_for_model;
     return c;
   }

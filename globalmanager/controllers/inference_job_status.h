@@ -46,6 +46,8 @@ struct InferenceJobStatusUpdate {
   int64_t generation = 0;
   // Non-empty: the job waits for its Model (the message says which); phase Pending.
   std::string waiting_for_model;
+  // The Waiting condition's reason: ModelNotFound, or why the Model's Secret cannot be read.
+  std::string waiting_reason = std::string(inference_job_reasons::kModelNotFound);
   absl::Time now;
 };
 

@@ -11,7 +11,6 @@
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/log/log.h"
-#include "common/s3/s3_url.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
@@ -199,19 +198,17 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
   // The Secret each Model names (s3:// models only), for the workers' storage-initializer.
   auto storage_of = [&](const std::string& url, const std::string& credential_name,
                         WorkerS3Options* out) {
-    std::optional<CredentialProblem> problem;
-    absl::StatusOr<WorkerS3Options> credential = ReadWorkerS3(
-        context(), ns, s3::IsS3Url(url) ? credential_name : std::string(), &problem);
+    CredentialProblem problem;
+    absl::StatusOr<WorkerS3Options> credential =
+        ReadModelS3(context(), ns, url, credential_name, &problem);
     if (credential.ok()) {
       *out = *std::move(credential);
       return true;
     }
+    // Also a transient API error waits (and is looked at again after the recheck period).
     plan.kind = Plan::Kind::kWaiting;
-    // A transient API error also waits (and is looked at again after the recheck period).
-    plan.reason =
-        problem.has_value() ? problem->reason : std::string(credential_reasons::kUnavailable);
-    plan.message =
-        problem.has_value() ? problem->message : std::string(credential.status().message());
+    plan.reason = std::move(problem.reason);
+    plan.message = std::move(problem.message);
     return false;
   };
   if (!storage_of(urls.edge, edge_credential, &urls.edge_s3) ||

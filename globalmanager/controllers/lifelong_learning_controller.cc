@@ -47,8 +47,6 @@ class LifelongLearning final : public StagedKind {
   void StageParams(const StagedJob&, const StagedRefs& refs, const StageContext& ctx,
                    WorkerParams* params) const override {
     const Json& data = *ctx.data;
-    const std::string index = InputString(data, "dataIndexURL");
-    const std::string original = index.empty() ? refs.dataset_url : index;
     params->env.push_back({std::string(env::kKbServer), kb_server_});
     params->dns_policy = "ClusterFirstWithHostNet";
     if (ctx.stage == stages::kTrain) {
@@ -61,13 +59,13 @@ class LifelongLearning final : public StagedKind {
       Mount(params, env::kOutputUrl, {InputString(data, "outputDir")},
             "the round's output directory", /*read_only=*/false, /*is_dir=*/true);
       Mount(params, env::kTrainDatasetUrl, {InputString(data, "dataURL")}, "the round's samples");
-      Mount(params, env::kOriginalDatasetUrl, {original}, "the original dataset");
+      MountOriginalDataset(params, data, refs);
     } else {
       Mount(params, env::kModelUrls, ModelUrls(InputModels(data)), "the models to evaluate");
       Mount(params, env::kOutputUrl, {InputString(data, "outputDir")},
             "the evaluation's output directory", /*read_only=*/false, /*is_dir=*/true);
       Mount(params, env::kTestDatasetUrl, {InputString(data, "dataURL")}, "the evaluation samples");
-      Mount(params, env::kOriginalDatasetUrl, {original}, "the original dataset");
+      MountOriginalDataset(params, data, refs);
     }
   }
 

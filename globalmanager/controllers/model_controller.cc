@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<ModelController>> ModelController::Create(
 
 ModelController::ModelController(const ControllerContext& context)
     : ReconcilingController("model", context),
-      credential_reader_(context.client),
+      credential_reader_(context),
       placements_(context.edge, "model") {
   models_ = Watch(api::resources::Models());
 }

@@ -16,6 +16,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/service_phase_status.h"
 #include "globalmanager/controllers/spec_validity.h"
 
@@ -201,10 +202,16 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
     // cannot help: the user's edit (or the Model appearing) enqueues the service again.
     const bool invalid = plan.kind == ServicePlan::Kind::kInvalid;
+    const std::string_view waiting =
+        plan.reason.empty() ? reasons::kModelNotFound : std::string_view(plan.reason);
     RETURN_IF_ERROR(WriteNotReadyPhase(
-        context(), *info_.resource, object, invalid,
-        invalid ? kInvalidSpecReason : reasons::kModelNotFound, plan.message,
+        context(), *info_.resource, object, invalid, invalid ? kInvalidSpecReason : waiting,
+        plan.message,
         HasChildren(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
+    // Secrets are not watched: a Secret problem is looked at again after a while.
+    if (!invalid && !plan.reason.empty()) {
+      return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
+    }
     return kube::ReconcileResult{};
   }
 

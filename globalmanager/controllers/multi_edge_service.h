@@ -8,7 +8,10 @@
 //   - the plan: the kind's children, or why there are none. An invalid spec → SpecValid=False
 //     reason InvalidSpec with the causes, a Warning Event (once per distinct message), nothing
 //     created or changed, no retry. A missing Model → SpecValid=False reason ModelNotFound, phase
-//     Pending, a Warning Event; the service is reconciled again when the Model appears.
+//     Pending, a Warning Event; the service is reconciled again when the Model appears. An
+//     s3:// Model whose Secret cannot be read → the same with the Secret's reason
+//     (CredentialsForbidden/NotFound/Invalid/Unavailable, s3_credentials.h), looked at again
+//     after kCredentialRecheckPeriod (Secrets are not watched).
 //   - children kept in sync with the spec (Sedna creates them once and never again): a missing
 //     Deployment/Service/pod is created — after a live GET confirms the service still exists, so
 //     the garbage collector deleting children of a deleted service does not make us recreate
@@ -56,6 +59,7 @@ struct ServicePlan {
   Kind kind = Kind::kReady;
   std::vector<kube::StatusCause> causes;  // kInvalid
   std::string message;                    // kInvalid / kWaiting
+  std::string reason;                     // kWaiting: "" = ModelNotFound, or a Secret problem
   ServiceChildren children;
 };
 

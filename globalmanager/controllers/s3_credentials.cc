@@ -34,7 +34,9 @@ absl::StatusOr<SecretCredential> S3CredentialReader::Read(
     *problem = CredentialProblem{std::string(reason), message};
     return absl::FailedPreconditionError(std::move(message));
   };
-  absl::StatusOr<kube::Json> secret = client_->Get(kube::resources::Secrets(), ns, secret_name);
+  absl::StatusOr<kube::Json> secret =
+      cache_ != nullptr ? cache_->Get(ns, secret_name)
+                        : client_->Get(kube::resources::Secrets(), ns, secret_name);
   if (!secret.ok()) {
     if (kube::IsForbidden(secret.status())) {
       return fail(credential_reasons::kForbidden,
@@ -73,9 +75,22 @@ absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, s
   problem->reset();
   if (secret_name.empty()) return WorkerS3For(context.settings, std::nullopt);
   absl::StatusOr<SecretCredential> credential =
-      S3CredentialReader(context.client).Read(ns, secret_name, problem);
+      S3CredentialReader(context).Read(ns, secret_name, problem);
   if (!credential.ok()) return credential.status();
   return WorkerS3For(context.settings, *credential);
+}
+
+absl::StatusOr<WorkerS3Options> ReadModelS3(const ControllerContext& context, std::string_view ns,
+                                            std::string_view url, std::string_view credential_name,
+                                            CredentialProblem* problem) {
+  std::optional<CredentialProblem> found;
+  absl::StatusOr<WorkerS3Options> options =
+      ReadWorkerS3(context, ns, s3::IsS3Url(url) ? credential_name : std::string_view(), &found);
+  if (!options.ok()) {
+    *problem = found.value_or(CredentialProblem{std::string(credential_reasons::kUnavailable),
+                                                std::string(options.status().message())});
+  }
+  return options;
 }
 
 std::string VersionWithCredential(std::string_view version, const SecretCredential& credential) {

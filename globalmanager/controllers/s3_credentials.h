@@ -23,6 +23,7 @@
 #include "common/kube/client.h"
 #include "common/s3/credential.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/secret_cache.h"
 #include "globalmanager/controllers/worker_s3.h"
 
 namespace nereid::gm {
@@ -53,7 +54,9 @@ struct CredentialProblem {
 
 class S3CredentialReader {
  public:
-  explicit S3CredentialReader(kube::KubeClient* client) : client_(client) {}
+  // Reads through `context.secrets` when set (secret_cache.h), else GETs with `context.client`.
+  explicit S3CredentialReader(const ControllerContext& context)
+      : client_(context.client), cache_(context.secrets) {}
 
   // The Secret `secret_name` in `ns` as a credential. On failure: `problem` is set for the
   // permanent cases above (the returned status is then that problem as FailedPrecondition); a
@@ -69,6 +72,7 @@ class S3CredentialReader {
 
  private:
   kube::KubeClient* client_;
+  SecretCache* cache_;
 };
 
 // The S3 part of a worker pod whose s3:// URLs use Secret `secret_name` in `ns` ("" = none, no
@@ -77,6 +81,14 @@ class S3CredentialReader {
 absl::StatusOr<WorkerS3Options> ReadWorkerS3(const ControllerContext& context, std::string_view ns,
                                              std::string_view secret_name,
                                              std::optional<CredentialProblem>* problem);
+
+// The S3 part of a worker pod that reads `url` (a Model's spec.url) with `credential_name` (the
+// Model's credentialName): the Secret is read only when the url is s3:// and names one. On any
+// failure `problem` says why — a transient API error as kUnavailable — so the worker's owner
+// waits on it (condition + Event, looked at again later) instead of failing.
+absl::StatusOr<WorkerS3Options> ReadModelS3(const ControllerContext& context, std::string_view ns,
+                                            std::string_view url, std::string_view credential_name,
+                                            CredentialProblem* problem);
 
 // The edge version of an object that carries `credential`: `version` + "/s" + the Secret's
 // resourceVersion, so rotating the Secret (same spec, same generation) re-sends the object.

@@ -53,11 +53,7 @@ absl::Status RecordSpecInvalid(const ControllerContext& context, const kube::Res
   absl::StatusOr<StatusWrite> write = WriteStatus(
       *context.client, resource, kube::Namespace(obj), kube::Name(obj), kube::Uid(obj),
       [&](const Json& current, Json* status) -> absl::Status {
-        SetSpecValid(status, condition_status::kFalse, reason, message, now, options);
-        if (options.top_level_reason) {
-          (*status)["reason"] = reason;
-          (*status)["message"] = message;
-        }
+        MarkSpecInvalid(status, reason, message, now, options);
         (*status)["observedGeneration"] = kube::Generation(current);
         return absl::OkStatus();
       },
@@ -82,6 +78,15 @@ void AnnounceSpecInvalid(const ControllerContext& context, const kube::Resource&
   LOG(WARNING) << resource.kind << " " << kube::Key(write.object) << ": " << reason << ": "
                << message;
   RecordEvent(context, resource, write.object, kube::EventType::kWarning, reason, message);
+}
+
+void MarkSpecInvalid(Json* status, std::string_view reason, std::string_view message,
+                     absl::Time now, const SpecValidityOptions& options) {
+  SetSpecValid(status, condition_status::kFalse, reason, message, now, options);
+  if (options.top_level_reason) {
+    (*status)["reason"] = reason;
+    (*status)["message"] = message;
+  }
 }
 
 bool MarkSpecValid(Json* status, absl::Time now, const SpecValidityOptions& options) {

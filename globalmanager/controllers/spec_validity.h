@@ -83,6 +83,11 @@ void AnnounceSpecInvalid(const ControllerContext& context, const kube::Resource&
                          const StatusWrite& write, std::string_view reason,
                          std::string_view message, const SpecValidityOptions& options = {});
 
+// Sets SpecValid=False with `reason`/`message` in `status` (and status.reason/message when the
+// options say so), inside a status write the caller makes anyway; AnnounceSpecInvalid after it.
+void MarkSpecInvalid(kube::Json* status, std::string_view reason, std::string_view message,
+                     absl::Time now, const SpecValidityOptions& options = {});
+
 // Sets SpecValid=True in `status` if it says False (clearing the reason/message it set); returns
 // whether it changed.
 bool MarkSpecValid(kube::Json* status, absl::Time now, const SpecValidityOptions& options = {});

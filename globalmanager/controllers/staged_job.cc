@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/api/sedna_contract.h"
 
 namespace nereid::gm {
 
@@ -13,14 +14,22 @@ std::string InputString(const kube::Json& data, const char* key) {
 }
 
 void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
-           std::string what, bool read_only, bool is_dir) {
+           std::string what, bool read_only, bool is_dir, bool indirect) {
   std::erase(urls, "");
   if (urls.empty()) return;
   // A writable directory is a round's output: the worker writes it (an s3:// one is not fetched by
   // the storage-initializer, as Sedna's outputDir); everything else is an input to fetch.
   const bool output = is_dir && !read_only;
   params->mounts.push_back(StorageMount{std::string(env_name), std::move(urls), read_only, is_dir,
-                                        std::move(what), /*download=*/!output});
+                                        std::move(what), /*download=*/!output, indirect});
+}
+
+void MountOriginalDataset(WorkerParams* params, const kube::Json& stage_data,
+                          const StagedRefs& refs) {
+  const std::string index = InputString(stage_data, "dataIndexURL");
+  Mount(params, api::env::kOriginalDatasetUrl, {index.empty() ? refs.dataset_url : index},
+        "the original dataset", /*read_only=*/true, /*is_dir=*/false,
+        /*indirect=*/!index.empty());
 }
 
 std::vector<std::string> StagedJob::ModelNames() const {

@@ -100,6 +100,7 @@ std::optional<T> ParseStagedKind(const kube::Json& object, StagedJob* job,
 struct ModelRef {
   std::string url;
   std::string format;
+  std::string credential_name;  // spec.credentialName: the Secret of an s3:// url
 };
 
 // The references of a job, resolved from the informer caches.
@@ -129,7 +130,11 @@ struct StageContext {
 // that are set (none: no mount).
 std::string InputString(const kube::Json& data, const char* key);
 void Mount(WorkerParams* params, std::string_view env_name, std::vector<std::string> urls,
-           std::string what, bool read_only = true, bool is_dir = false);
+           std::string what, bool read_only = true, bool is_dir = false, bool indirect = false);
+// ORIGINAL_DATASET_URL of a stage pod: the LC's dataIndexURL when it sent one (an indirect index,
+// as Sedna's), else the Dataset's url.
+void MountOriginalDataset(WorkerParams* params, const kube::Json& stage_data,
+                          const StagedRefs& refs);
 
 class StagedKind {
  public:
@@ -150,6 +155,12 @@ class StagedKind {
   // has nothing to serve before its first deploy.
   virtual bool InferenceParams(const StagedJob& job, const StagedRefs& refs, int64_t model_updates,
                                WorkerParams* params) const = 0;
+  // The Secret the inference pod's s3:// URLs use: the job's credentialName (Sedna's, for what
+  // outputDir holds) unless the kind says otherwise.
+  virtual std::string InferenceCredential(const StagedJob& job, const StagedRefs& refs) const {
+    (void)refs;
+    return job.credential_name;
+  }
 
   // The spec the job's edge nodes receive (resource.ref and version are the caller's).
   virtual void FillEdgeSpec(const StagedJob& job, const edge::v1::StageNodes& nodes,

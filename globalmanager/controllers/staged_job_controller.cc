@@ -193,7 +193,8 @@ bool StagedJobController::Resolve(const StagedJob& job, StagedRefs* refs, std::s
       return false;
     }
     refs->models[name] = ModelRef{kube::StringAt(**model, "spec.url"),
-                                  kube::StringAt(**model, "spec.format")};
+                                  kube::StringAt(**model, "spec.format"),
+                                  kube::StringAt(**model, "spec.credentialName")};
   }
   return true;
 }

@@ -23,6 +23,10 @@
 //     activeDeadlineSeconds per stage run, suspend, gang scheduling. The run's JobStatus is
 //     status.stagePods (reset for each run, numbered by stagePods.run and the pods' label
 //     nereid.io/stage-run). The library's headless Service "<job>" exists while the job does.
+//     A pod with an s3:// URL (or an indirect index) needs the job's credentialName Secret; one
+//     that cannot be read (CredentialsForbidden/NotFound/Invalid, s3_credentials.h) keeps the
+//     stage Starting with no pod, SpecValid=False (jobConditions) and a Warning Event, and is
+//     read again every kCredentialRecheckPeriod — the stage never fails for it.
 //  3. Transitions (stage_machine.h) appended with api::AppendCondition (at most 10 kept);
 //     stage/stageState/rounds summarize them; a Normal Event "<Stage><Type>" per transition
 //     (Warning for Failed).
@@ -36,7 +40,9 @@
 //     /var/lib/sedna/model-hot-update/<ns>/<lower kind>/<name> at /model-hot-update plus
 //     MODEL_HOT_UPDATE, MODEL_POLL_PERIOD_SECONDS, MODEL_HOT_UPDATE_CONFIG. It carries the hash of
 //     what it was built from (template, and without hot update the number of installed models), so
-//     a spec edit or a deploy replaces it; a deleted or finished one is recreated.
+//     a spec edit or a deploy replaces it; a deleted or finished one is recreated. Its s3:// URLs
+//     use the kind's InferenceCredential (IL: the deploy Model's credentialName, else the job's;
+//     LL: the job's); while that Secret cannot be read no new inference pod is made (as above).
 //  6. Nodes: each stage pod runs on its template's nodeName, else — unless the template selects
 //     nodes itself (nodeSelector/affinity: the scheduler decides) — on the dataset's node (Sedna
 //     #67: stages may run on different nodes). status.stageNodes records where each stage runs.

@@ -129,6 +129,19 @@ absl::StatusOr<kube::ReconcileResult> StagedJobController::Pass::Run() {
   return kube::ReconcileResult{.requeue_after = requeue_};
 }
 
+absl::StatusOr<std::optional<WorkerS3Options>> StagedJobController::Pass::StorageOf(
+    const WorkerParams& params, std::string_view secret) {
+  std::optional<CredentialProblem> problem;
+  absl::StatusOr<WorkerS3Options> s3 =
+      ReadWorkerS3(c_->context(), owner_.ns, UsesS3(params) ? secret : "", &problem);
+  if (s3.ok()) return std::optional<WorkerS3Options>(*std::move(s3));
+  if (!problem.has_value()) return s3.status();  // Transient: retried with backoff.
+  if (!credentials_.has_value()) credentials_ = std::move(problem);
+  // Secrets are not watched: look again after a while.
+  Timer(kCredentialRecheckPeriod);
+  return std::optional<WorkerS3Options>();
+}
+
 absl::Status StagedJobController::Pass::RunStage() {
   const api::Condition* latest = Latest();
   if (latest == nullptr || !stages::RunsStagePod(latest->stage) ||
@@ -170,15 +183,10 @@ absl::Status StagedJobController::Pass::RunStage() {
   params.host_network = true;
   params.restart_policy = "OnFailure";
   params.node_name = PinnedNode(user_template, refs_.dataset_node);
-  // The job's credentialName (Sedna's: for outputDir and the stage's s3 inputs), read only when
-  // the pod has an s3:// URL.
-  std::optional<CredentialProblem> problem;
-  absl::StatusOr<WorkerS3Options> s3 = ReadWorkerS3(
-      c_->context(), owner_.ns, UsesS3(params) ? job_.credential_name : "", &problem);
-  if (!s3.ok() && !problem.has_value()) return s3.status();  // Transient: retried.
-  if (problem.has_value()) {
-    facts_.run = stages::RunPhase::kFailed;
-    facts_.run_message = absl::StrCat(problem->reason, ": ", problem->message);
+  // The job's credentialName (Sedna's: for outputDir and the stage's s3 inputs).
+  ASSIGN_OR_RETURN(std::optional<WorkerS3Options> s3, StorageOf(params, job_.credential_name));
+  if (!s3.has_value()) {
+    facts_.run = stages::RunPhase::kPending;  // The stage waits for its Secret; nothing fails.
     return absl::OkStatus();
   }
   params.s3 = *std::move(s3);
@@ -266,6 +274,14 @@ void StagedJobController::Pass::ObserveInference() {
   }
   params.host_network = true;
   params.node_name = PinnedNode(job_.deploy_template, refs_.dataset_node);
+  absl::StatusOr<std::optional<WorkerS3Options>> s3 =
+      StorageOf(params, c_->kind_->InferenceCredential(job_, refs_));
+  if (!s3.ok() || !s3->has_value()) {
+    // The inference pod waits for its Secret: what runs keeps running, nothing new is made.
+    NoteError(s3.status());
+    return;
+  }
+  params.s3 = **std::move(s3);
   absl::StatusOr<Json> tmpl =
       BuildWorkerTemplate(owner_, job_.deploy_template, params, "spec.deploySpec.template");
   if (!tmpl.ok()) {
@@ -401,7 +417,11 @@ absl::Status StagedJobController::Pass::WriteStatus() {
     for (const auto& [stage, node] : stage_nodes_) nodes[stage] = node;
     next[st::kStageNodes] = std::move(nodes);
   }
-  MarkSpecValid(&next, now_, st::kSpecValidity);
+  if (credentials_.has_value()) {
+    MarkSpecInvalid(&next, credentials_->reason, credentials_->message, now_, st::kSpecValidity);
+  } else {
+    MarkSpecValid(&next, now_, st::kSpecValidity);
+  }
   if (next == status_) return absl::OkStatus();
 
   const std::vector<api::Condition>& started_from = started_from_;
@@ -445,6 +465,10 @@ absl::Status StagedJobController::Pass::WriteStatus() {
       LOG(INFO) << c_->kind_->kind() << " " << key_ << ": " << c.type << "(" << c.stage << ")"
                 << (c.message.empty() ? "" : ": ") << c.message;
       Event(EventTypeFor(c.type), EventReason(c), c.message);
+    }
+    if (credentials_.has_value()) {
+      AnnounceSpecInvalid(c_->context(), c_->kind_->resource(), *write, credentials_->reason,
+                          credentials_->message, st::kSpecValidity);
     }
   }
   return absl::OkStatus();

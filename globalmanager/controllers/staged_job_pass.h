@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "common/job/child_lister.h"
 #include "common/job/job_spec.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/stage_machine.h"
 #include "globalmanager/controllers/staged_job_controller.h"
 #include "globalmanager/controllers/staged_job_status.h"
@@ -85,6 +86,12 @@ class StagedJobController::Pass {
   }
   absl::Status DeletePod(const kube::Json& pod, std::string_view why);
 
+  // The S3 part of a pod with `params` whose s3:// URLs use Secret `secret` (read only when the
+  // pod has one). nullopt while the Secret cannot be read: the problem goes to the status
+  // (SpecValid=False with its reason, an Event) and the job is looked at again later, with
+  // nothing failed; a transient API error is returned.
+  absl::StatusOr<std::optional<WorkerS3Options>> StorageOf(const WorkerParams& params,
+                                                           std::string_view secret);
   absl::Status RunStage();
   void ObserveInference();
   void Transitions();
@@ -110,6 +117,8 @@ class StagedJobController::Pass {
   int64_t rounds_ = 0;
   std::map<std::string, std::string> stage_nodes_;
   std::vector<api::Condition> appended_;  // For Events once written.
+  // A Secret a pod needs that cannot be read (StorageOf): the job waits on it.
+  std::optional<CredentialProblem> credentials_;
 
   std::vector<kube::ObjectPtr> pods_;
   stages::Facts facts_;

@@ -39,7 +39,11 @@ void AddS3Storage(Json* spec, const std::vector<s3::ResolvedUrl>& downloads,
                 {options.secret_name, options.credential, options.literal_credentials});
   Json& containers = ArrayAt(spec, "containers");
   if (!downloads.empty()) {
-    AppendMissing(&ArrayAt(spec, "volumes"), Json::array({s3::DownloadsVolume()}), "name");
+    Json volumes = Json::array({s3::DownloadsVolume()});
+    for (const s3::ResolvedUrl& url : downloads) {
+      if (url.indirect && !url.host_path.empty()) volumes.push_back(s3::HostPathVolume(url));
+    }
+    AppendMissing(&ArrayAt(spec, "volumes"), volumes, "name");
     const Json mount = Json::array({s3::WorkerDownloadsMount()});
     for (Json& container : containers) {
       if (container.is_object()) {

@@ -29,7 +29,8 @@ struct WorkerS3Options {
 };
 
 // Adds to the pod `spec`: for `downloads` (non-empty), the init container (after the user's),
-// the /downloads emptyDir and its read-only mount in every container; the credential env in the
+// the /downloads emptyDir and its read-only mount in every container, the hostPath volume of each
+// host-path indirect index (mounted into the init container only); the credential env in the
 // init container, and in every worker container when `workers_need_credential` (an s3 URL the
 // worker writes or reads itself). A name a container already sets keeps the user's entry.
 void AddS3Storage(kube::Json* spec, const std::vector<s3::ResolvedUrl>& downloads,

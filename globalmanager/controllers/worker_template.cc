@@ -188,7 +188,7 @@ std::string LabelValue(std::string_view value) {
 bool UsesS3(const WorkerParams& params) {
   for (const StorageMount& mount : params.mounts) {
     for (const std::string& url : mount.urls) {
-      if (s3::IsS3Url(url)) return true;
+      if (s3::IsS3Url(url) || mount.indirect) return true;
     }
   }
   return false;
@@ -274,15 +274,15 @@ absl::StatusOr<Json> BuildWorkerTemplate(const WorkerOwner& owner,
 
   std::vector<EnvVar> env = params.env;
   bool host_mount = false;
-  std::vector<s3::ResolvedUrl> s3_downloads;
+  std::vector<s3::ResolvedUrl> initializer_downloads;
   bool s3_in_workers = false;
   for (const StorageMount& mount : params.mounts) {
     std::vector<std::string> values;
     for (const std::string& url : mount.urls) {
-      if (s3::IsS3Url(url)) {
-        s3::ResolvedUrl resolved =
-            s3::ResolveMountUrl({.url = url, .download_by_initializer = mount.download});
-        if (!resolved.download_src.empty()) s3_downloads.push_back(resolved);
+      if (s3::IsS3Url(url) || mount.indirect) {
+        s3::ResolvedUrl resolved = s3::ResolveMountUrl(
+            {.url = url, .download_by_initializer = mount.download, .indirect = mount.indirect});
+        if (!resolved.download_src.empty()) initializer_downloads.push_back(resolved);
         s3_in_workers = s3_in_workers || s3::NeedsCredentialInWorkers(resolved);
         values.push_back(resolved.container_path.empty() ? url : resolved.container_path);
         continue;
@@ -305,7 +305,7 @@ absl::StatusOr<Json> BuildWorkerTemplate(const WorkerOwner& owner,
     env.push_back({std::string(api::env::kDataPathPrefix), std::string(api::paths::kHostDataPrefix)});
   }
   AppendEnv(&spec, env);
-  AddS3Storage(&spec, s3_downloads, s3_in_workers, params.s3);
+  AddS3Storage(&spec, initializer_downloads, s3_in_workers, params.s3);
 
   if (params.host_network.has_value()) SetIfUnset(&spec, "hostNetwork", *params.host_network);
   if (!params.restart_policy.empty()) SetIfUnset(&spec, "restartPolicy", params.restart_policy);

@@ -26,7 +26,8 @@
 //                      the env var names (worker_s3.h, with params.s3's Secret as secretKeyRef
 //                      env); other s3:// URLs (outputs) and http(s):// URLs are passed in the env
 //                      var as they are, an s3 output with the credential env in every
-//                      container. Several URLs
+//                      container; an indirect index (StorageMount::indirect) is fetched by the
+//                      storage-initializer with its destination marked '@'. Several URLs
 //                      for one env var are joined by ';' (MODEL_URLS). Other URLs are refused.
 //                      A container that already mounts something at the path keeps its mount.
 //             defaults hostNetwork, restartPolicy, dnsPolicy only when the template leaves them
@@ -91,6 +92,11 @@ struct StorageMount {
   // Whether an s3:// URL is fetched by the storage-initializer (models, datasets) or used by the
   // worker itself (outputs, FL aggDataPath: passed as is, with the credential env).
   bool download = true;
+  // Sedna's indirect URL: an index file (a host path or s3://) whose first line is a base URI and
+  // each later line a file under it; the storage-initializer fetches the files (its destination
+  // marked with '@') and the env var names the index under /downloads. A host-path index is
+  // mounted into the init container only.
+  bool indirect = false;
 };
 
 struct WorkerParams {
@@ -108,7 +114,8 @@ struct WorkerParams {
   WorkerS3Options s3;                // the Secret and initializer image for s3:// mounts
 };
 
-// Whether any of `params.mounts` is an s3:// URL (then params.s3 matters).
+// Whether any of `params.mounts` is an s3:// URL or an indirect index (whose files are in S3):
+// then params.s3 matters.
 bool UsesS3(const WorkerParams& params);
 
 // Sedna's WORKER_NAME "<type>worker-<5 chars>", but stable (derived from the owner's uid) so a

@@ -50,22 +50,29 @@ struct HttpReply {
   std::string body;
 };
 
-inline HttpReply HttpGet(int port, const std::string& path) {
+// One request to 127.0.0.1:`port` with the helpers' timeouts; `send` makes it on the client.
+template <typename Send>
+HttpReply HttpRequest(int port, const Send& send) {
   httplib::Client client("127.0.0.1", port);
   client.set_connection_timeout(2);
   client.set_read_timeout(5);
-  httplib::Result result = client.Get(path.c_str());
+  httplib::Result result = send(client);
   if (!result) return {};
   return {result->status, result->body};
 }
 
+inline HttpReply HttpGet(int port, const std::string& path) {
+  return HttpRequest(port, [&](httplib::Client& c) { return c.Get(path.c_str()); });
+}
+
 inline HttpReply HttpPost(int port, const std::string& path, const std::string& body) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  client.set_read_timeout(5);
-  httplib::Result result = client.Post(path.c_str(), body, "application/json");
-  if (!result) return {};
-  return {result->status, result->body};
+  return HttpRequest(port, [&](httplib::Client& c) {
+    return c.Post(path.c_str(), body, "application/json");
+  });
+}
+
+inline HttpReply HttpDelete(int port, const std::string& path) {
+  return HttpRequest(port, [&](httplib::Client& c) { return c.Delete(path.c_str()); });
 }
 
 }  // namespace nereid::testing

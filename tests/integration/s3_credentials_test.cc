@@ -8,18 +8,22 @@
 //     storage-initializer init container and secretKeyRef env;
 //   - the secret key appears in no Dataset, Model, Deployment, Pod or Event, no annotation, no LC
 //     REST answer and no GM or LC log line.
-// CredentialsForbidden needs a 403, which devapiserver (no RBAC enforcement) cannot give: that case
-// is tested in tests/globalmanager/controllers/s3_credentials_test.cc on the fake client.
+//   - reading the Secret Forbidden (devapiserver --enable-debug-faults answering the GM's Secret
+//     GETs 403, as without deploy/optional's RoleBinding) → SpecValid=False CredentialsForbidden
+//     and a Warning Event, nothing sent; allowed again → the Dataset proceeds and is counted.
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/s3/credential.h"
 #include "localcontroller/s3/curl_s3_client.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/edge_cluster.h"
+#include "tests/integration/loopback_helpers.h"
 #include "tests/support/s3_server.h"
 
 namespace nereid {
@@ -97,28 +101,57 @@ spec:
         containers: [{name: big, image: big:1}]
 )";
 
-// The SpecValid condition of `object` (null when none).
+// The SpecValid condition of `object` ({} when none, or when `object` is not one).
 Json SpecValid(const Json& object) {
+  if (!object.is_object()) return Json::object();
   for (const Json& c : object.value("status", Json::object()).value("conditions", Json::array())) {
     if (c.value("type", "") == "SpecValid") return c;
   }
-  return Json();
+  return Json::object();
+}
+
+// s3rver in the cluster's directory, bucket "data" holding sets/train.txt (3 lines).
+std::unique_ptr<S3Server> StartS3WithDataset(testing::EdgeCluster& cluster) {
+  S3Server::Options options;
+  options.data_dir = cluster.dir().File("s3");
+  options.buckets = {"data"};
+  absl::StatusOr<std::unique_ptr<S3Server>> started = S3Server::Start(options);
+  INFO(started.status());
+  REQUIRE(started.ok());
+  const ::nereid::s3::Credential credential{(*started)->endpoint(), false,
+                                            S3Server::kAccessKeyId, S3Server::kSecretAccessKey};
+  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
+  REQUIRE(store.Put(credential, {"data", "sets/train.txt"}, "a\nb\nc\n").ok());
+  return *std::move(started);
+}
+
+// Waits until Dataset `name` says SpecValid reason `reason` and a Warning Event with that reason
+// exists; the Dataset as last read.
+Json WaitCredentialProblem(testing::EdgeCluster& cluster, const std::string& name,
+                           const std::string& reason) {
+  Json dataset;
+  REQUIRE(testing::WaitFor(
+      [&] {
+        dataset =
+            Json::parse(cluster.Kubectl({"get", "dataset", name, "-o", "json"}), nullptr, false);
+        return SpecValid(dataset).value("reason", "") == reason;
+      },
+      absl::Seconds(20), kPoll));
+  REQUIRE(testing::WaitFor(
+      [&] {
+        return Contains(cluster.Kubectl({"get", "events", "--field-selector",
+                                         "involvedObject.name=" + name, "-o", "json"}),
+                        reason);
+      },
+      absl::Seconds(20), kPoll));
+  return dataset;
 }
 
 TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leaked",
           "[integration][s3]") {
   testing::EdgeCluster cluster(Binaries(), "s3-credentials-");
-  S3Server::Options s3_options;
-  s3_options.data_dir = cluster.dir().File("s3");
-  s3_options.buckets = {"data"};
-  auto s3_started = S3Server::Start(s3_options);
-  INFO(s3_started.status());
-  REQUIRE(s3_started.ok());
-  S3Server& s3 = **s3_started;
-  const ::nereid::s3::Credential credential{s3.endpoint(), false, S3Server::kAccessKeyId,
-                                  S3Server::kSecretAccessKey};
-  lc::s3::CurlS3Client store(lc::s3::CurlS3Options{});
-  REQUIRE(store.Put(credential, {"data", "sets/train.txt"}, "a\nb\nc\n").ok());
+  std::unique_ptr<S3Server> s3_server = StartS3WithDataset(cluster);
+  S3Server& s3 = *s3_server;
 
   cluster.StartGm();
   Lc lc = cluster.StartNodeLc("edge-a");
@@ -134,22 +167,9 @@ TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leak
 
   // A Secret that does not exist: a condition and a Warning Event, nothing sent.
   cluster.Kubectl({"apply", "-f", "-"}, S3DatasetYaml("d2", "absent"));
-  Json d2;
-  REQUIRE(testing::WaitFor(
-      [&] {
-        d2 = Json::parse(cluster.Kubectl({"get", "dataset", "d2", "-o", "json"}), nullptr, false);
-        return SpecValid(d2).value("reason", "") == "CredentialsNotFound";
-      },
-      absl::Seconds(20), kPoll));
+  const Json d2 = WaitCredentialProblem(cluster, "d2", "CredentialsNotFound");
   CHECK(SpecValid(d2)["status"] == "False");
   CHECK(Contains(SpecValid(d2).value("message", ""), "\"absent\""));
-  REQUIRE(testing::WaitFor(
-      [&] {
-        return Contains(cluster.Kubectl({"get", "events", "--field-selector",
-                                         "involvedObject.name=d2", "-o", "json"}),
-                        "CredentialsNotFound");
-      },
-      absl::Seconds(20), kPoll));
   CHECK(lc.Get("/api/v1/datasets/default/d2").is_null());
 
   // A JointInferenceService with an s3 Model: Sedna's storage-initializer, keys by secretKeyRef.
@@ -197,6 +217,37 @@ TEST_CASE("S3 credentials: Secret → LC over mTLS → counted in S3; never leak
   CHECK_FALSE(Contains(lc.Get("/api/v1/status").dump(), key));
   CHECK_FALSE(Contains(cluster.GmStderr(), key));
   CHECK_FALSE(Contains(lc.process->Stderr(), key));
+}
+
+TEST_CASE("S3 credentials: a Forbidden Secret read waits with a condition, then proceeds",
+          "[integration][s3]") {
+  testing::EdgeCluster cluster(Binaries(), "s3-forbidden-", "", {"--enable-debug-faults"});
+  std::unique_ptr<S3Server> s3_server = StartS3WithDataset(cluster);
+  S3Server& s3 = *s3_server;
+
+  // The GM may not read Secrets (kubectl may): what a namespace without the RoleBinding gives.
+  const Json rule = {{"code", 403}, {"resource", "secrets"}, {"userAgent", "nereid-globalmanager"}};
+  REQUIRE(testing::HttpPost(cluster.api_port(), "/debug/faults", rule.dump()).status == 200);
+  cluster.StartGm();
+  Lc lc = cluster.StartNodeLc("edge-a");
+  REQUIRE(testing::WaitFor([&] { return lc.Synced(); }, absl::Seconds(20), kPoll));
+  cluster.Kubectl({"apply", "-f", "-"}, SecretYaml(s3.endpoint()));
+  cluster.Kubectl({"apply", "-f", "-"}, S3DatasetYaml("d1", "mysecret"));
+
+  Json d1 = WaitCredentialProblem(cluster, "d1", "CredentialsForbidden");
+  CHECK(SpecValid(d1)["status"] == "False");
+  CHECK(Contains(SpecValid(d1).value("message", ""), "s3-credentials-rbac.yaml"));
+  CHECK(lc.Get("/api/v1/datasets/default/d1").is_null());
+  const Json faults =
+      Json::parse(testing::HttpGet(cluster.api_port(), "/debug/faults").body, nullptr, false);
+  CHECK(faults.value("injected", 0) >= 1);
+
+  // The RoleBinding is granted: the next recheck (60 s) reads the Secret; the Dataset goes on.
+  REQUIRE(testing::HttpDelete(cluster.api_port(), "/debug/faults").status == 200);
+  CHECK(cluster.WaitSamples("d1", 3, absl::Seconds(100)));
+  d1 = Json::parse(cluster.Kubectl({"get", "dataset", "d1", "-o", "json"}), nullptr, false);
+  CHECK(SpecValid(d1)["status"] == "True");
+  CHECK(lc.Get("/api/v1/datasets/default/d1")["spec"]["credentialReceived"] == true);
 }
 
 }  // namespace

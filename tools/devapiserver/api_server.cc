@@ -126,25 +126,25 @@ class ApiServer::Handler {
     } else if (req.path == kDebugFaultsPath && options_.debug_faults) {
       s = DebugFaults(req, res, faults_, *store_, options_.clock);
     } else {
-      Count(req);
-      s = AnswerInjectedFault(req, res) ? absl::OkStatus() : Dispatch(req, res);
+      const RequestKind kind = Classify(req);
+      requests_->Record(kind, req.get_header_value("User-Agent"));
+      s = AnswerInjectedFault(req, kind, res) ? absl::OkStatus() : Dispatch(req, res);
     }
     if (!s.ok()) ReplyError(res, s);
     LOG(DEBUG) << "devapiserver: " << req.method << " " << req.target << " -> " << res.status;
   }
 
  private:
-  void Count(const httplib::Request& req) {
-    const std::vector<std::string> parts = PathParts(req.path);
-    requests_->Record(ClassifyRequest(req.method, parts, TrueParam(req, "watch")),
-                      req.get_header_value("User-Agent"));
+  static RequestKind Classify(const httplib::Request& req) {
+    return ClassifyRequest(req.method, PathParts(req.path), TrueParam(req, "watch"));
   }
 
-  // Answers `req` with the injected fault, if one applies.
-  bool AnswerInjectedFault(const httplib::Request& req, httplib::Response& res) {
+  // Answers `req` (of `kind`) with the injected fault, if one applies.
+  bool AnswerInjectedFault(const httplib::Request& req, const RequestKind& kind,
+                           httplib::Response& res) {
     if (!options_.debug_faults) return false;
     std::optional<InjectedFault> fault =
-        faults_.Intercept(req.get_header_value("User-Agent"));
+        faults_.Intercept(req.get_header_value("User-Agent"), kind);
     if (!fault.has_value()) return false;
     const std::string retry_after =
         fault->retry_after_seconds >= 0 ? std::to_string(fault->retry_after_seconds) : "";

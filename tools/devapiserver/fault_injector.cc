@@ -38,11 +38,13 @@ absl::StatusOr<FaultRule> FaultInjector::RuleFromJson(const kube::Json& body, ab
   rule.retry_after_seconds = *retry_after;
   rule.count = *count;
   if (*duration >= 0) rule.until = now + absl::Seconds(*duration);
-  if (body.contains("userAgent")) {
-    if (!body["userAgent"].is_string()) {
-      return absl::InvalidArgumentError("userAgent must be a string");
+  for (auto [field, out] : {std::pair{"userAgent", &rule.user_agent},
+                            std::pair{"resource", &rule.resource}, std::pair{"verb", &rule.verb}}) {
+    if (!body.contains(field)) continue;
+    if (!body[field].is_string()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, " must be a string"));
     }
-    rule.user_agent = body["userAgent"].get<std::string>();
+    *out = body[field].get<std::string>();
   }
   return rule;
 }
@@ -51,10 +53,15 @@ bool FaultInjector::ActiveLocked(absl::Time now) const {
   return rule_.has_value() && rule_->count != 0 && now < rule_->until;
 }
 
-std::optional<InjectedFault> FaultInjector::Intercept(std::string_view user_agent) {
+std::optional<InjectedFault> FaultInjector::Intercept(std::string_view user_agent,
+                                                      const RequestKind& request) {
   absl::MutexLock lock(&mu_);
   if (!ActiveLocked(clock_->Now())) return std::nullopt;
   if (!rule_->user_agent.empty() && !absl::StrContains(ToAbsl(user_agent), rule_->user_agent)) {
+    return std::nullopt;
+  }
+  if ((!rule_->resource.empty() && rule_->resource != request.resource) ||
+      (!rule_->verb.empty() && rule_->verb != request.verb)) {
     return std::nullopt;
   }
   if (rule_->count > 0) --rule_->count;
@@ -80,7 +87,9 @@ kube::Json FaultInjector::Snapshot() const {
     out["rule"] = {{"code", rule_->code},
                    {"retryAfterSeconds", rule_->retry_after_seconds},
                    {"remaining", rule_->count},
-                   {"userAgent", rule_->user_agent}};
+                   {"userAgent", rule_->user_agent},
+                   {"resource", rule_->resource},
+                   {"verb", rule_->verb}};
   }
   return out;
 }

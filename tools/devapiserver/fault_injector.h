@@ -3,7 +3,8 @@
 // FaultInjector: failures a test asks devapiserver for (issue 12 §2), so clients' retry, backoff
 // and relist paths run against a real server: the next N requests, or those within a time window,
 // answer an error status (429 with Retry-After, 500, ...), optionally only those whose User-Agent
-// contains a given string (the GM's, while kubectl goes on working). Configured over
+// contains a given string (the GM's, while kubectl goes on working), or only one resource and
+// verb (a 403 on reading Secrets, as a missing RoleBinding gives). Configured over
 // POST /debug/faults (api_server.cc), which exists only with --enable-debug-faults and answers
 // loopback clients only. Thread-safe.
 
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "common/kube/object.h"
 #include "common/time/clock.h"
+#include "tools/devapiserver/request_counter.h"
 
 namespace nereid::devapi {
 
@@ -27,6 +29,8 @@ struct FaultRule {
   int64_t count = -1;                // how many requests to fail; < 0: no limit
   absl::Time until = absl::InfiniteFuture();  // fail only before this
   std::string user_agent;            // fail only requests whose User-Agent contains it; "": all
+  std::string resource;              // fail only this resource ("secrets"); "": all
+  std::string verb;                  // fail only this verb ("get", "list", ...); "": all
 };
 
 // The answer an intercepted request gets.
@@ -39,12 +43,14 @@ class FaultInjector {
  public:
   explicit FaultInjector(Clock* clock = Clock::Real()) : clock_(clock) {}
 
-  // The fault for a request with `user_agent`, if the active rule matches it (and counts it).
-  std::optional<InjectedFault> Intercept(std::string_view user_agent);
+  // The fault for a request with `user_agent` (of `request`'s verb and resource), if the active
+  // rule matches it (and counts it).
+  std::optional<InjectedFault> Intercept(std::string_view user_agent,
+                                         const RequestKind& request = {});
 
   // A rule from POST /debug/faults' body: {"code": 429, "retryAfterSeconds": 1, "count": 100,
-  // "durationSeconds": 5, "userAgent": "nereid-globalmanager"}; `code` is required (400..599).
-  // InvalidArgument for anything else.
+  // "durationSeconds": 5, "userAgent": "nereid-globalmanager", "resource": "secrets",
+  // "verb": "get"}; `code` is required (400..599). InvalidArgument for anything else.
   static absl::StatusOr<FaultRule> RuleFromJson(const kube::Json& body, absl::Time now);
 
   void Set(FaultRule rule);

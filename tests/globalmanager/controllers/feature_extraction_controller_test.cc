@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/api/sedna_contract.h"
+#include "common/kube/errors.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/worker_template.h"
 #include "tests/globalmanager/controllers/multi_edge_fixture.h"
 
@@ -195,6 +197,53 @@ TEST_CASE("FE: a missing Model is a condition and an Event; the service proceeds
   f.env.Create(api::resources::Models(), ModelObject("m3l"));
   REQUIRE(f.Converges([&] { return Children(f); }));
   REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "Valid"; }));
+}
+
+TEST_CASE("FE: an s3 Model's Secret is waited for; then the storage-initializer and secretKeyRef") {
+  Json model = ModelObject("m3l", "s3://models/m3l/m.pth");
+  model["spec"]["credentialName"] = "mysecret";
+  Fixture f(Fes(), {}, {model});
+  f.env.Create(Fes(), FeObject());
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "CredentialsNotFound"; }));
+  CHECK(f.Phase("fe") == "Pending");
+  CHECK_FALSE(f.Exists(Deployments(), "fe-deployment-fe"));
+  REQUIRE(f.Converges([&] { return f.env.Events("fe", "CredentialsNotFound").size() == 1; }));
+
+  f.env.Create(kube::resources::Secrets(), testing::SednaS3Secret("mysecret", "DoNotLeak"));
+  // Secrets are not watched: the service is looked at again after the recheck period.
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  REQUIRE(f.Converges([&] { return Children(f); }));
+  const Json d = f.Get(Deployments(), "fe-deployment-fe");
+  const Json& pod = d["spec"]["template"]["spec"];
+  REQUIRE(pod["initContainers"].size() == 1);
+  const Json& init = pod["initContainers"][0];
+  CHECK(init["name"] == "storage-initializer");
+  CHECK(init["args"] == Json::array({"s3://models/m3l/m.pth", "/downloads/models/m3l/"}));
+  std::map<std::string, Json> init_env;
+  for (const Json& e : init["env"]) init_env[e["name"]] = e;
+  CHECK(init_env.at("S3_ENDPOINT_URL")["value"] == "http://127.0.0.1:9000");
+  CHECK(init_env.at("SECRET_ACCESS_KEY")["valueFrom"]["secretKeyRef"] ==
+        Json{{"name", "mysecret"}, {"key", "SECRET_ACCESS_KEY"}});
+  CHECK(init_env.at("ACCESS_KEY_ID")["valueFrom"]["secretKeyRef"]["name"] == "mysecret");
+  CHECK(EnvOf(d).at("MODEL_URL") == "/downloads/models/m3l/m.pth");
+  CHECK(d.dump().find("DoNotLeak") == std::string::npos);
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "Valid"; }));
+}
+
+TEST_CASE("FE: a Forbidden Secret is a CredentialsForbidden condition, not a failure") {
+  Json model = ModelObject("m3l", "s3://models/m3l/m.pth");
+  model["spec"]["credentialName"] = "mysecret";
+  Fixture f(Fes(), {}, {model});
+  f.env.Create(kube::resources::Secrets(), testing::SednaS3Secret("mysecret", "DoNotLeak"));
+  f.env.client().FailNext(fakes::Verb::kGet, 1000, kube::StatusFromResponse(403, ""), "secrets");
+  f.env.Create(Fes(), FeObject());
+  REQUIRE(f.Converges([&] { return f.SpecValidReason("fe") == "CredentialsForbidden"; }));
+  CHECK(f.Phase("fe") == "Pending");
+  CHECK_FALSE(f.Exists(Deployments(), "fe-deployment-fe"));
+
+  f.env.client().ClearFailures();
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  REQUIRE(f.Converges([&] { return Children(f); }));
 }
 
 TEST_CASE("FE: an invalid spec creates nothing and says why, once") {

@@ -18,6 +18,7 @@
 #include "globalmanager/controllers/inference_job_controller.h"
 #include "globalmanager/controllers/reid_job_controller.h"
 #include "globalmanager/controllers/report_router.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/video_analytics_controller.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
@@ -288,6 +289,49 @@ TEST_CASE("VA: a missing Model is a Waiting condition and an Event; the job star
   REQUIRE(f.WaitPods({"va-videoanalytics-0"}, "va"));
   REQUIRE(f.WaitStatus("va", [](const Json& s) { return LastCondition(s)["type"] == "Starting"; }));
   CHECK(f.env.Events("va", "ModelNotFound").size() == 1);
+}
+
+TEST_CASE("VA: an s3 Model's Secret is waited for (Forbidden, then missing); then the initializer") {
+  Fixture f(VideoAnalyticsJobKind(), /*with_model=*/false);
+  Json model = ModelObject("detector", "s3://models/yolox.pth");
+  model["spec"]["credentialName"] = "mysecret";
+  f.env.Create(api::resources::Models(), model);
+  f.env.client().FailNext(fakes::Verb::kGet, 1000, kube::StatusFromResponse(403, ""), "secrets");
+  f.env.Create(VaJobs(), VaJob("va"));
+  REQUIRE(f.WaitStatus("va", [](const Json& s) {
+    return s.contains("conditions") && LastCondition(s)["reason"] == "CredentialsForbidden";
+  }));
+  CHECK(f.Status("va")["phase"] == "Pending");
+  CHECK(LastCondition(f.Status("va"))["type"] == "Waiting");
+  REQUIRE(Eventually([&] { return f.env.Events("va", "CredentialsForbidden").size() == 1; }));
+  CHECK(f.Names(Pods(), "va").empty());
+
+  // Allowed now, but the Secret does not exist yet.
+  f.env.client().ClearFailures();
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  REQUIRE(f.WaitStatus("va", [](const Json& s) {
+    return LastCondition(s)["reason"] == "CredentialsNotFound";
+  }));
+  CHECK(f.Names(Pods(), "va").empty());
+
+  f.env.Create(kube::resources::Secrets(), testing::SednaS3Secret("mysecret", "DoNotLeak"));
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  REQUIRE(f.WaitPods({"va-videoanalytics-0"}, "va"));
+  const Json pod = f.Owned(Pods(), "va").at("va-videoanalytics-0");
+  REQUIRE(pod["spec"]["initContainers"].size() == 1);
+  const Json& init = pod["spec"]["initContainers"][0];
+  CHECK(init["name"] == "storage-initializer");
+  CHECK(init["args"] == Json::array({"s3://models/yolox.pth", "/downloads/models/"}));
+  bool key_by_ref = false;
+  for (const Json& e : init["env"]) {
+    if (e["name"] == "SECRET_ACCESS_KEY") {
+      key_by_ref = e["valueFrom"]["secretKeyRef"] ==
+                   Json{{"name", "mysecret"}, {"key", "SECRET_ACCESS_KEY"}};
+    }
+  }
+  CHECK(key_by_ref);
+  CHECK(EnvOf(pod).at("MODEL_URL") == "/downloads/models/yolox.pth");
+  CHECK(pod.dump().find("DoNotLeak") == std::string::npos);
 }
 
 TEST_CASE("VA: a Model deleted after the job started: the status keeps following the pod") {

@@ -16,6 +16,7 @@
 #include "globalmanager/controllers/dataset_controller.h"
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/model_controller.h"
+#include "globalmanager/controllers/secret_cache.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "tests/fakes/eventually.h"
@@ -162,8 +163,8 @@ TEST_CASE("a Secret the GM may not read is CredentialsForbidden, and the Dataset
   f.env.Create(Secrets(), SednaSecret("mysecret"));
   f.env.Create(Datasets(), S3Dataset());
   REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", kD1); }));
-  // The RoleBinding is removed: the API server answers 403 from now on (devapiserver enforces no
-  // RBAC, so this case is tested here, on the fake client).
+  // The RoleBinding is removed: the API server answers 403 from now on (the same with the real
+  // GM and devapiserver's injected 403: tests/integration/s3_credentials_test.cc).
   f.env.client().FailNext(Verb::kGet, 1000,
                           kube::StatusFromResponse(403, ""),
                           "secrets");
@@ -196,7 +197,9 @@ TEST_CASE("a Secret not in Sedna's format is CredentialsInvalid, naming the fiel
 
 TEST_CASE("the reader maps API answers to reasons and reads one namespace") {
   fakes::FakeKubeClient client;
-  S3CredentialReader reader(&client);
+  ControllerContext context;
+  context.client = &client;
+  S3CredentialReader reader(context);
   std::optional<CredentialProblem> problem;
   REQUIRE(client.Create(Secrets(), "team-a", SednaSecret("s", "team-a")).ok());
   absl::StatusOr<SecretCredential> read = reader.Read("team-a", "s", &problem);
@@ -218,6 +221,72 @@ TEST_CASE("the reader maps API answers to reasons and reads one namespace") {
       reader.ReadFor("team-a", "https://host/m.pb", "s", &problem);
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
+}
+
+TEST_CASE("the Secret cache: one GET per ttl, errors never cached, bounded in size") {
+  fakes::FakeKubeClient client;
+  FakeClock clock;
+  SecretCache cache(&client, &clock, {.ttl = absl::Seconds(30), .max_entries = 2});
+  for (const char* name : {"a", "b", "c"}) {
+    REQUIRE(client.Create(Secrets(), "default", SednaSecret(name)).ok());
+  }
+  auto gets = [&] { return client.CountActions(Verb::kGet, "secrets"); };
+  for (int i = 0; i < 3; ++i) REQUIRE(cache.Get("default", "a").ok());
+  CHECK(gets() == 1);
+  CHECK(cache.stats().hits == 2);
+  CHECK_FALSE(cache.Get("other", "a").ok());  // Keyed by namespace too.
+  CHECK(gets() == 2);
+
+  clock.Advance(absl::Seconds(31));  // Expired: read again (a rotation shows).
+  REQUIRE(cache.Get("default", "a").ok());
+  CHECK(gets() == 3);
+
+  // A 403 is not cached and drops the entry: the next read asks again.
+  client.FailNext(Verb::kGet, 1, kube::StatusFromResponse(403, ""), "secrets");
+  clock.Advance(absl::Seconds(31));
+  CHECK(kube::IsForbidden(cache.Get("default", "a").status()));
+  REQUIRE(cache.Get("default", "a").ok());
+  CHECK(gets() == 5);
+
+  // At most 2 entries: c evicts a (read longest ago), b and c stay.
+  clock.Advance(absl::Seconds(1));
+  REQUIRE(cache.Get("default", "b").ok());
+  clock.Advance(absl::Seconds(1));
+  REQUIRE(cache.Get("default", "c").ok());
+  CHECK(gets() == 7);
+  REQUIRE(cache.Get("default", "b").ok());
+  REQUIRE(cache.Get("default", "c").ok());
+  CHECK(gets() == 7);
+  REQUIRE(cache.Get("default", "a").ok());
+  CHECK(gets() == 8);
+
+  SecretCache off(&client, &clock, {.ttl = absl::ZeroDuration()});
+  REQUIRE(off.Get("default", "a").ok());
+  REQUIRE(off.Get("default", "a").ok());
+  CHECK(gets() == 10);
+}
+
+TEST_CASE("Datasets naming one Secret share its read through the cache") {
+  ControllerEnv env;
+  SecretCache cache(&env.client(), &env.clock());
+  env.context().secrets = &cache;
+  auto controller = env.Run(DatasetController::Create(env.context()));
+  env.Create(Secrets(), SednaSecret("mysecret"));
+  auto create = [&](const char* name) {
+    Json d = DatasetObject(name, "edge-0", "s3://bucket/train.txt");
+    d["spec"]["credentialName"] = "mysecret";
+    env.Create(Datasets(), d);
+  };
+  create("d1");
+  REQUIRE(Eventually([&] { return env.edge().Holds("edge-0", "Dataset/default/d1"); }));
+  for (const char* name : {"d2", "d3", "d4"}) create(name);
+  REQUIRE(Eventually([&] {
+    return env.edge().Holds("edge-0", "Dataset/default/d1") &&
+           env.edge().Holds("edge-0", "Dataset/default/d4");
+  }));
+  CHECK(env.client().CountActions(Verb::kGet, "secrets") == 1);
+  CHECK(cache.stats().hits >= 3);
+  env.StopInformersAndController(*controller);
 }
 
 TEST_CASE("an s3 Model carries its credential to the nodes it is sent to") {

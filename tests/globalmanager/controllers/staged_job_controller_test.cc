@@ -14,10 +14,12 @@
 #include "absl/strings/str_cat.h"
 #include "common/api/sedna_contract.h"
 #include "common/job/expectations.h"
+#include "common/kube/errors.h"
 #include "common/job/pod_builder.h"
 #include "globalmanager/controllers/incremental_learning_controller.h"
 #include "globalmanager/controllers/lifelong_learning_controller.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/stage_data.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
@@ -442,6 +444,78 @@ TEST_CASE("IL with an s3 outputDir: the job's Secret by secretKeyRef, inputs via
   REQUIRE(pod["spec"]["initContainers"].size() == 1);
   CHECK(pod["spec"]["initContainers"][0]["name"] == "storage-initializer");
   CHECK(pod.dump().find("DoNotLeak-il") == std::string::npos);
+}
+
+// The SpecValid entry of the job's jobConditions ({} when none).
+Json SpecValidOf(const Json& status) {
+  if (!status.is_object()) return Json::object();
+  for (const Json& c : status.value("jobConditions", Json::array())) {
+    if (c.value("type", "") == "SpecValid") return c;
+  }
+  return Json::object();
+}
+
+TEST_CASE("IL: the inference worker of an s3 deploy Model gets that Model's Secret") {
+  Fixture f;
+  f.env.Create(kube::resources::Secrets(), testing::SednaS3Secret("modelsecret", "DoNotLeak-m"));
+  Json model = ModelObject("s3deploy", "s3://bucket/deploy/model.pb");
+  model["spec"]["credentialName"] = "modelsecret";
+  f.env.Create(api::resources::Models(), model);
+  Json il = IlObject("il");
+  il["spec"]["deploySpec"]["model"]["name"] = "s3deploy";
+  il["spec"]["credentialName"] = "jobsecret";  // Not the one the deploy Model names.
+  f.env.Create(Il(), il);
+  std::optional<Json> infer = f.WaitPod("inference");
+  REQUIRE(infer.has_value());
+  const Json& pod = *infer;
+  CHECK(EnvOf(pod, "MODEL_URL") == "/downloads/bucket/deploy/model.pb");
+  REQUIRE(pod["spec"]["initContainers"].size() == 1);
+  const Json& init = pod["spec"]["initContainers"][0];
+  CHECK(init["name"] == "storage-initializer");
+  CHECK(init["args"] == Json::array({"s3://bucket/deploy/model.pb", "/downloads/bucket/deploy/"}));
+  bool by_reference = false;
+  for (const Json& e : init["env"]) {
+    if (e["name"] == "ACCESS_KEY_ID") {
+      by_reference = e["valueFrom"]["secretKeyRef"]["name"] == "modelsecret";
+    }
+  }
+  CHECK(by_reference);
+  CHECK(pod.dump().find("DoNotLeak-m") == std::string::npos);
+}
+
+TEST_CASE("IL: a stage whose Secret is Forbidden, then missing, waits; then runs") {
+  Fixture f;
+  Json il = IlObject("il");
+  il["spec"]["outputDir"] = "s3://bucket/il";
+  il["spec"]["credentialName"] = "mysecret";
+  f.env.Create(Il(), il);
+  REQUIRE(f.WaitLatest("il", "Waiting(Train)"));
+  f.env.client().FailNext(fakes::Verb::kGet, 1000, kube::StatusFromResponse(403, ""), "secrets");
+  edge::v1::StageInput input = TrainInput();
+  input.set_output_dir("s3://bucket/il/train/1");
+  CHECK(IsAccepted(f.Trigger("il", "edge-0", "Train", "Ready", input)));
+  REQUIRE(Eventually(
+      [&] { return SpecValidOf(f.Status("il")).value("reason", "") == "CredentialsForbidden"; }));
+  CHECK(SpecValidOf(f.Status("il"))["status"] == "False");
+  REQUIRE(Eventually([&] { return f.env.Events("il", "CredentialsForbidden").size() == 1; }));
+  CHECK(f.WaitLatest("il", "Starting(Train)"));  // Waiting on the Secret, not failed.
+  CHECK(f.PodsOf("train").empty());
+
+  // Allowed now; the Secret does not exist yet.
+  f.env.client().ClearFailures();
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  REQUIRE(Eventually(
+      [&] { return SpecValidOf(f.Status("il")).value("reason", "") == "CredentialsNotFound"; }));
+  CHECK(f.PodsOf("train").empty());
+  CHECK(f.WaitLatest("il", "Starting(Train)"));
+
+  f.env.Create(kube::resources::Secrets(), testing::SednaS3Secret("mysecret", "DoNotLeak-il"));
+  f.env.clock().Advance(kCredentialRecheckPeriod + absl::Seconds(1));
+  std::optional<Json> train = f.WaitPod("train");
+  REQUIRE(train.has_value());
+  CHECK(EnvOf(*train, "MODEL_URL") == "s3://bucket/il/train/1");
+  REQUIRE(Eventually([&] { return SpecValidOf(f.Status("il")).value("status", "") == "True"; }));
+  for (const Json& c : f.Status("il")["conditions"]) CHECK(c["type"] != "Failed");
 }
 
 TEST_CASE("IL without hot update: a deploy restarts the inference worker with the new model") {

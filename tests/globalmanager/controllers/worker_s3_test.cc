@@ -87,6 +87,52 @@ TEST_CASE("an s3 model is fetched by Sedna's storage-initializer; keys come from
   }
 }
 
+TEST_CASE("indirect indexes: fetched by the initializer with '@'; a host-path one in it only") {
+  WorkerParams params;
+  params.worker_type = "train";
+  // IL/LL ORIGINAL_DATASET_URL from the LC's dataIndexURL: a host-path index, and an s3 one.
+  params.mounts.push_back({"ORIGINAL_DATASET_URL", {"/data/il/dataIndex.txt"}, true, false,
+                           "index", /*download=*/true, /*indirect=*/true});
+  params.mounts.push_back({"TEST_DATASET_URL", {"s3://b/il/index.txt"}, true, false, "s3 index",
+                           /*download=*/true, /*indirect=*/true});
+  params.mounts.push_back(
+      {"MODEL_URLS", {"s3://b/m1.pb", "http://h/m2.pb"}, true, false, "models"});
+  CHECK(UsesS3(params));
+  params.s3 = Options();
+  absl::StatusOr<Json> built =
+      BuildWorkerTemplate({"IncrementalLearningJob", "il", "ns", "u"}, Template(), params);
+  REQUIRE(built.ok());
+  const Json& spec = (*built)["spec"];
+  const Json& init = spec["initContainers"][1];
+  CHECK(init["args"] == Json::array({"/home/data/data/il/dataIndex.txt", "@/downloads/data/il/",
+                                     "s3://b/il/index.txt", "@/downloads/b/il/", "s3://b/m1.pb",
+                                     "/downloads/b/"}));
+  CHECK((*EnvEntry(init, "INDIRECT_URL_MARK"))["value"] == "@");
+  CHECK((*EnvEntry(init, "ACCESS_KEY_ID"))["valueFrom"]["secretKeyRef"]["name"] == "mysecret");
+  bool index_in_init = false;
+  for (const Json& m : init["volumeMounts"]) {
+    index_in_init = index_in_init ||
+                    (m["name"] == "data-ilz" && m["mountPath"] == "/home/data/data/il/");
+  }
+  CHECK(index_in_init);
+  bool index_volume = false;
+  for (const Json& v : spec["volumes"]) {
+    index_volume = index_volume ||
+                   (v["name"] == "data-ilz" && v["hostPath"]["path"] == "/data/il/");
+  }
+  CHECK(index_volume);
+  for (const Json& container : spec["containers"]) {
+    CHECK((*EnvEntry(container, "ORIGINAL_DATASET_URL"))["value"] ==
+          "/downloads/data/il/dataIndex.txt");
+    CHECK((*EnvEntry(container, "TEST_DATASET_URL"))["value"] == "/downloads/b/il/index.txt");
+    // ';' joins a mount's URLs; an http(s) URL reaches the worker unchanged, as Sedna's.
+    CHECK((*EnvEntry(container, "MODEL_URLS"))["value"] == "/downloads/b/m1.pb;http://h/m2.pb");
+    for (const Json& m : container.value("volumeMounts", Json::array())) {
+      CHECK(m["name"] != "data-ilz");  // The index's directory is the initializer's only.
+    }
+  }
+}
+
 TEST_CASE("an s3 output is passed as is, with the credential env in every container") {
   WorkerParams params;
   params.worker_type = "train";

@@ -195,6 +195,10 @@ TEST_CASE("S3 worker settings: Sedna's initializer image, secretKeyRef unless li
       {"--config", file.Write("storageInitializerImage: r/i:2\nliteralS3Credentials: true\n")}));
   CHECK(from_file.storage_initializer_image == "r/i:2");
   CHECK(from_file.literal_s3_credentials);
+  CHECK(defaults.secret_cache_ttl_seconds == 30);
+  CHECK(MustLoad(With({"--secret-cache-ttl-seconds=0"})).secret_cache_ttl_seconds == 0);
+  CHECK(MustLoad(With({"--config", file.Write("secretCacheTTLSeconds: 5\n")}))
+            .secret_cache_ttl_seconds == 5);
 }
 
 TEST_CASE("precedence with valid lease timings") {

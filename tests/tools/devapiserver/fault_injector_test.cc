@@ -44,6 +44,22 @@ TEST_CASE("FaultInjector: a count and a user agent narrow the rule; Clear ends i
   CHECK(faults.Snapshot()["active"] == false);
 }
 
+TEST_CASE("FaultInjector: a resource and a verb narrow the rule (403 on reading Secrets)") {
+  FakeClock clock;
+  FaultInjector faults(&clock);
+  auto rule = FaultInjector::RuleFromJson(
+      {{"code", 403}, {"resource", "secrets"}, {"verb", "get"}}, clock.Now());
+  REQUIRE(rule.ok());
+  faults.Set(*rule);
+  CHECK_FALSE(faults.Intercept("gm", {"get", "pods", ""}).has_value());
+  CHECK_FALSE(faults.Intercept("gm", {"list", "secrets", ""}).has_value());
+  std::optional<InjectedFault> fault = faults.Intercept("gm", {"get", "secrets", ""});
+  REQUIRE(fault.has_value());
+  CHECK(fault->code == 403);
+  CHECK(faults.Snapshot()["rule"]["resource"] == "secrets");
+  CHECK_FALSE(FaultInjector::RuleFromJson({{"code", 403}, {"resource", 1}}, clock.Now()).ok());
+}
+
 TEST_CASE("FaultInjector: malformed rules are refused") {
   const absl::Time now = absl::Now();
   CHECK_FALSE(FaultInjector::RuleFromJson({{"count", 1}}, now).ok());  // no code
