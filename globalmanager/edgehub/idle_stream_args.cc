@@ -6,9 +6,6 @@ namespace nereid::gm {
 
 void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& builder) {
   builder.AddChannelArgument(GRPC_ARG_TSI_MAX_FRAME_SIZE, options.tls_max_frame_bytes);
-  builder.AddChannelArgument(GRPC_ARG_TCP_READ_CHUNK_SIZE, options.tcp_read_chunk_bytes);
-  builder.AddChannelArgument(GRPC_ARG_TCP_MIN_READ_CHUNK_SIZE, options.tcp_read_chunk_bytes);
-  builder.AddChannelArgument(GRPC_ARG_TCP_MAX_READ_CHUNK_SIZE, options.tcp_max_read_chunk_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_streams_per_connection);
   // BDP probing pings busy connections to grow their flow-control windows for bulk transfer;
   // the Sync stream carries small messages, so the default 64 KiB windows suffice.
