@@ -111,8 +111,9 @@ void Usage() {
       << "usage: edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs SCRIPT"
          " --crd CRD_FILE_OR_DIR...\n"
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
-         "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K] [--restart]\n"
-         "  [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS] [--enforce]\n";
+         "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
+         "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
+         "  [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {

@@ -21,11 +21,11 @@
 namespace nereid::bench {
 
 struct RestartStorm {
-  int gm_exit = -1;                // the old GM's
-  int http_port = 0;               // the new GM's
-  double stop_seconds = 0;         // SIGTERM -> the old GM exited
-  double ready_seconds = 0;        // new GM started -> /readyz 200
-  double resync_seconds = 0;       // new GM ready -> the last node's ResyncDone
+  int gm_exit = -1;                 // the old GM's
+  int http_port = 0;                // the new GM's
+  double stop_seconds = 0;          // SIGTERM -> the old GM exited
+  double ready_seconds = 0;         // new GM started -> /readyz 200
+  double resync_seconds = 0;        // new GM ready -> the last node's ResyncDone
   std::vector<int64_t> per_second;  // resyncs in each second after the new GM was ready
   ApiRequestCounts gm_requests;     // the new GM's, from its start to the last resync
 };

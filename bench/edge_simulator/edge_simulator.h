@@ -36,7 +36,8 @@ class EdgeSimulator {
     int max_reports_in_flight = 64;
     absl::Duration report_retry_delay = absl::Seconds(5);
     // The LC's (localcontroller/cloudlink/cloud_link.h).
-    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120), 0.2};
+    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
+                                                     0.2};
   };
 
   static absl::StatusOr<std::unique_ptr<EdgeSimulator>> Create(Options options,

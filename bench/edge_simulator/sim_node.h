@@ -84,7 +84,8 @@ class SimNode final : public NodeStream::Listener {
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;  // as the LC's cloud link
     absl::Duration report_retry_delay = absl::Seconds(5);
-    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120), 0.2};
+    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
+                                                     0.2};
     std::string lc_version = "nereid-edge-simulator";
   };
   // number_of_samples to report for a Dataset (node, key).
