@@ -48,7 +48,6 @@
 #include "common/kube/resource.h"
 #include "common/kube/rest_client.h"
 #include "common/status/macros.h"
-#include "httplib.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::bench {
@@ -57,7 +56,6 @@ namespace {
 using kube::Json;
 using testing::Subprocess;
 
-constexpr char kGmUserAgent[] = "nereid-globalmanager";
 constexpr char kNamespace[] = "default";
 constexpr char kS3Secret[] = "bench-s3";
 constexpr double kTargetCreateRatio = 1.25;
@@ -130,17 +128,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
 }
 
 // The GM's requests: "verb resource" → count.
-using Counts = std::map<std::string, int64_t>;
-
-Counts Minus(const Counts& after, const Counts& before) {
-  Counts diff;
-  for (const auto& [key, count] : after) {
-    auto it = before.find(key);
-    const int64_t d = count - (it == before.end() ? 0 : it->second);
-    if (d != 0) diff[key] = d;
-  }
-  return diff;
-}
+using Counts = ApiRequestCounts;
 
 // Watches and Leases: what the targets leave aside.
 bool AsideFromTargets(const std::string& key) {
@@ -195,21 +183,7 @@ class ApiRequestsBench {
 };
 
 absl::StatusOr<Counts> ApiRequestsBench::GmCounts() const {
-  httplib::Client http("127.0.0.1", api_port_);
-  http.set_read_timeout(10);
-  httplib::Result result = http.Get("/debug/requests");
-  if (!result || result->status != 200) {
-    return absl::UnavailableError("GET /debug/requests of devapiserver failed");
-  }
-  Json body = Json::parse(result->body, nullptr, false);
-  if (body.is_discarded()) return absl::InternalError("/debug/requests: not JSON");
-  Counts counts;
-  for (const Json& row : body.value("requests", Json::array())) {
-    if (row.value("userAgent", "") != kGmUserAgent) continue;
-    counts[absl::StrCat(row.value("verb", ""), " ", row.value("resource", ""))] +=
-        row.value("count", int64_t{0});
-  }
-  return counts;
+  return FetchApiRequestCounts(api_port_, kGmUserAgent);
 }
 
 absl::Status ApiRequestsBench::Setup() {

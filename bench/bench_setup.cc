@@ -219,4 +219,33 @@ std::string LoadAverage() {
   return (in >> one) ? one : std::string("?");
 }
 
+absl::StatusOr<ApiRequestCounts> FetchApiRequestCounts(int api_port,
+                                                       const std::string& user_agent) {
+  httplib::Client http("127.0.0.1", api_port);
+  http.set_read_timeout(10);
+  httplib::Result result = http.Get("/debug/requests");
+  if (!result || result->status != 200) {
+    return absl::UnavailableError("GET /debug/requests of devapiserver failed");
+  }
+  kube::Json body = kube::Json::parse(result->body, nullptr, false);
+  if (body.is_discarded()) return absl::InternalError("/debug/requests: not JSON");
+  ApiRequestCounts counts;
+  for (const kube::Json& row : body.value("requests", kube::Json::array())) {
+    if (row.value("userAgent", "") != user_agent) continue;
+    counts[absl::StrCat(row.value("verb", ""), " ", row.value("resource", ""))] +=
+        row.value("count", int64_t{0});
+  }
+  return counts;
+}
+
+ApiRequestCounts Minus(const ApiRequestCounts& after, const ApiRequestCounts& before) {
+  ApiRequestCounts diff;
+  for (const auto& [key, count] : after) {
+    auto it = before.find(key);
+    const int64_t d = count - (it == before.end() ? 0 : it->second);
+    if (d != 0) diff[key] = d;
+  }
+  return diff;
+}
+
 }  // namespace nereid::bench

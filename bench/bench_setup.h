@@ -4,6 +4,8 @@
 // two processes started and waited on, the CRD files to create, and the machine's load average to
 // print beside the figures (the machine is shared).
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -87,6 +89,16 @@ double MetricValue(const std::string& text, const std::string& metric,
                    const std::vector<std::string>& labels = {});
 // The largest sample of `metric` (0 when there is none).
 double MetricMax(const std::string& text, const std::string& metric);
+
+// Requests devapiserver on 127.0.0.1:api_port counted from `user_agent` (GET /debug/requests):
+// "verb resource" -> count.
+using ApiRequestCounts = std::map<std::string, int64_t>;
+absl::StatusOr<ApiRequestCounts> FetchApiRequestCounts(int api_port,
+                                                       const std::string& user_agent);
+// Every count - its count in `before` (keys that did not change are left out).
+ApiRequestCounts Minus(const ApiRequestCounts& after, const ApiRequestCounts& before);
+// The GM's user agent on its API requests.
+inline constexpr char kGmUserAgent[] = "nereid-globalmanager";
 
 // The 1-minute load average ("?" when unreadable).
 std::string LoadAverage();

@@ -2,7 +2,7 @@
 # (edge_simulator/), create→ACK latency, reports/s, GM VmHWM (edge_fanout_bench.cc, RESULTS.md).
 add_subdirectory(edge_simulator)
 if(TARGET nereid_test_support)
-  add_executable(edge_fanout_bench edge_fanout_bench.cc)
+  add_executable(edge_fanout_bench edge_fanout_bench.cc gm_restart_storm.cc)
   target_link_libraries(edge_fanout_bench PRIVATE nereid_bench_setup nereid_edge_simulator
     nereid_test_support
     nereid_kube_rest nereid_api nereid_net nereid_httplib nlohmann_json::nlohmann_json
@@ -14,6 +14,6 @@ if(TARGET nereid_test_support)
     COMMAND edge_fanout_bench --devapiserver $<TARGET_FILE:devapiserver>
       --globalmanager $<TARGET_FILE:globalmanager> --gen-certs ${PROJECT_SOURCE_DIR}/scripts/gen-certs.sh
       --crd ${PROJECT_SOURCE_DIR}/deploy/crds
-      --nodes 15 --datasets-per-node 2 --baseline-writes 30 --timeout 60)
+      --nodes 15 --datasets-per-node 2 --baseline-writes 30 --restart --timeout 60)
   set_tests_properties(edge_fanout_bench_smoke PROPERTIES LABELS bench TIMEOUT 120)
 endif()

@@ -4,7 +4,7 @@
 //   edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs scripts/gen-certs.sh
 //       --crd deploy/crds [--nodes 1000] [--datasets-per-node 10]
 //       [--create-threads 4] [--create-rate 0] [--leader-elect] [--baseline-writes 2000]
-//       [--kubectl BIN --kubectl-objects 1000] [--timeout 900] [--dir DIR] [--enforce]
+//       [--kubectl BIN --kubectl-objects 1000] [--restart] [--timeout 900] [--dir DIR] [--enforce]
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -22,6 +22,9 @@
 //            API (status subresource). Measured: reports answered per second end to end, the
 //            GM's own report-handling time from its /metrics, and — checked — every dataset's
 //            status.numberOfSamples in the API.
+//   restart  (with --restart) the GM is stopped with every node connected and started again on the
+//            same port; every node must resync (gm_restart_storm.h): resync time, resyncs per
+//            second, the new GM's API requests meanwhile.
 //   baseline the same number of status writes (--baseline-writes) sent straight to devapiserver
 //            by this process: what the API server alone absorbs, to tell its limit from the GM's.
 //   kubectl  (with --kubectl) `kubectl apply -f` of a multi-document file of --kubectl-objects
@@ -54,11 +57,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench/bench_setup.h"
 #include "bench/edge_simulator/edge_simulator.h"
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/proc_stats.h"
+#include "bench/gm_restart_storm.h"
 #include "common/api/sedna_contract.h"
 #include "common/kube/config.h"
 #include "common/kube/object.h"
@@ -93,6 +98,7 @@ struct Flags {
   bool leader_elect = false;
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
+  bool restart = false;
   double timeout_seconds = 900;
   std::string dir;
   std::string gm_log_level = "info";
@@ -106,7 +112,8 @@ void Usage() {
          " --crd CRD_FILE_OR_DIR...\n"
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
-         "  [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS] [--enforce]\n";
+         "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
+         "  [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -147,6 +154,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       ASSIGN_OR_RETURN(flags.gm_log_level, reader.Value());
     } else if (arg == "--namespace") {
       ASSIGN_OR_RETURN(flags.ns, reader.Value());
+    } else if (arg == "--restart") {
+      flags.restart = true;
     } else if (arg == "--enforce") {
       flags.enforce = true;
     } else {
@@ -199,6 +208,7 @@ class FanoutBench {
   absl::Status ConnectNodes();
   absl::Status CreateDatasets();
   absl::Status ReportCounts();
+  absl::Status RestartGm();
   absl::Status BaselineWrites();
   absl::Status KubectlApply();
   absl::Status StopAll();
@@ -213,6 +223,8 @@ class FanoutBench {
   std::string work_dir_;
   std::unique_ptr<Subprocess> api_;
   std::unique_ptr<Subprocess> gm_;
+  Subprocess::Options gm_options_;  // how gm_ was started (for --restart)
+  int api_port_ = 0;
   int gm_http_port_ = 0;
   int gm_edge_port_ = 0;
   std::unique_ptr<kube::RestClient> client_;
@@ -243,6 +255,7 @@ class FanoutBench {
   double gm_dispatch_mean_ms_ = 0;
   int baseline_done_ = 0;
   double baseline_seconds_ = 0;
+  std::optional<RestartStorm> restart_;
   int kubectl_done_ = 0;
   double kubectl_seconds_ = 0;
   ProcStats gm_final_;
@@ -287,6 +300,7 @@ absl::Status FanoutBench::Run() {
   RETURN_IF_ERROR(ConnectNodes());
   RETURN_IF_ERROR(CreateDatasets());
   RETURN_IF_ERROR(ReportCounts());
+  if (flags_.restart) RETURN_IF_ERROR(RestartGm());
   if (flags_.baseline_writes > 0) RETURN_IF_ERROR(BaselineWrites());
   if (!flags_.kubectl.empty()) RETURN_IF_ERROR(KubectlApply());
   return StopAll();
@@ -328,6 +342,7 @@ absl::Status FanoutBench::Setup() {
   // devapiserver (in memory) and the Dataset CRD.
   ASSIGN_OR_RETURN(DevApiServer api, StartDevApiServer(flags_.devapiserver, Dir("kubeconfig")));
   api_ = std::move(api.process);
+  api_port_ = api.port;
   ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Dir("kubeconfig")));
   kube::RestClient::Options rest;
   rest.qps = 0;  // The benchmark measures the API server and the GM, not a client-side limit.
@@ -343,6 +358,7 @@ absl::Status FanoutBench::Setup() {
                  {absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
                   "--log-level", flags_.gm_log_level});
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
+  gm_options_ = gm;
   ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
   gm_ = std::move(started.process);
   gm_edge_port_ = started.edge_port;
@@ -546,6 +562,26 @@ absl::Status FanoutBench::ReportCounts() {
   return absl::OkStatus();
 }
 
+absl::Status FanoutBench::RestartGm() {
+  BeginPhase("restart");
+  {
+    std::ofstream log(Dir("gm-before-restart.log"));
+    log << gm_->Stderr();
+  }
+  ASSIGN_OR_RETURN(RestartStorm storm,
+                   RestartGmAndAwaitResync(gm_, gm_options_, gm_edge_port_, api_port_, *sim_,
+                                           flags_.nodes, absl::Seconds(flags_.timeout_seconds)));
+  gm_http_port_ = storm.http_port;
+  restart_ = std::move(storm);
+  gm_before_ = ProcStats();  // The phase's GM CPU is the new GM's.
+  EndPhase();
+  if (restart_->gm_exit != 0) {
+    return absl::InternalError(absl::StrCat("the GM exited with ", restart_->gm_exit,
+                                            " when stopped for the restart"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FanoutBench::BaselineWrites() {
   BeginPhase("baseline");
   const int writes = std::min(flags_.baseline_writes, total_);
@@ -673,6 +709,24 @@ bool FanoutBench::Report(std::ostream& out) const {
         baseline_done_, baseline_seconds_, baseline_done_ / std::max(baseline_seconds_, 1e-9),
         flags_.create_threads);
   }
+  if (restart_) {
+    int64_t requests = 0;
+    std::string by_kind;
+    for (const auto& [key, count] : restart_->gm_requests) {
+      requests += count;
+      absl::StrAppend(&by_kind, by_kind.empty() ? "" : ", ", key, " ", count);
+    }
+    out << absl::StrFormat(
+        "restart: old GM stopped in %.2f s (exit %d); new GM ready in %.2f s; all %d nodes "
+        "resynced %.2f s after ready\n",
+        restart_->stop_seconds, restart_->gm_exit, restart_->ready_seconds, flags_.nodes,
+        restart_->resync_seconds);
+    std::string curve;
+    for (int64_t n : restart_->per_second) absl::StrAppend(&curve, curve.empty() ? "" : " ", n);
+    out << "restart: resyncs per second after ready: " << curve << "\n";
+    out << "restart: the new GM's API requests until the last resync: " << requests << " ("
+        << by_kind << ")\n";
+  }
   if (kubectl_done_ > 0) {
     out << absl::StrFormat("kubectl apply: %d Datasets in %.2f s = %.0f/s\n", kubectl_done_,
                            kubectl_seconds_, kubectl_done_ / std::max(kubectl_seconds_, 1e-9));
@@ -711,6 +765,10 @@ bool FanoutBench::Report(std::ostream& out) const {
 }  // namespace nereid::bench
 
 int main(int argc, char** argv) {
+  // The simulator holds a few mutexes per node; Debian's Abseil (built without NDEBUG) would run
+  // its deadlock check over all of them on every lock, which made the simulator, not the GM, the
+  // bottleneck of a 10,000-node reconnect (bench/RESULTS.md), as it was in the GM.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::StatusOr<nereid::bench::Flags> flags = nereid::bench::ParseFlags(argc, argv);
   if (!flags.ok()) {
     std::cerr << "edge_fanout_bench: " << flags.status().message() << "\n";

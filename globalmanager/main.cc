@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "common/log/log.h"
 #include "common/process/stop_signals.h"
 #include "globalmanager/config.h"
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
     if (nereid::log::ParseLevel(command->config.log_level, &level)) nereid::log::SetMinLevel(level);
   }
   for (const std::string& warning : command->warnings) LOG(WARNING) << warning;
+
+  // Debian's Abseil is built without NDEBUG, so every absl::Mutex lock runs a deadlock check over
+  // a graph of all mutexes; with one session mutex per connected edge node it took a fifth of
+  // the GM's CPU at 10,000 nodes (bench/RESULTS.md). Tests keep the check.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
   // Before the daemon starts threads: they inherit the mask, so only the watcher below reads them.
   nereid::process::BlockStopSignals();

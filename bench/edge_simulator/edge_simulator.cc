@@ -22,7 +22,7 @@ absl::StatusOr<std::unique_ptr<EdgeSimulator>> EdgeSimulator::Create(
     node.keepalive = options.keepalive;
     node.max_reports_in_flight = options.max_reports_in_flight;
     node.report_retry_delay = options.report_retry_delay;
-    node.reconnect_delay = options.reconnect_delay;
+    node.reconnect_backoff = options.reconnect_backoff;
     sim->nodes_.push_back(std::make_unique<SimNode>(std::move(node), &sim->tally_, &sim->runner_));
   }
   return sim;

@@ -23,6 +23,7 @@
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/sim_node.h"
 #include "common/net/keepalive.h"
+#include "common/time/backoff.h"
 
 namespace nereid::bench {
 
@@ -34,7 +35,9 @@ class EdgeSimulator {
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;
     absl::Duration report_retry_delay = absl::Seconds(5);
-    absl::Duration reconnect_delay = absl::Seconds(1);
+    // The LC's (localcontroller/cloudlink/cloud_link.h).
+    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
+                                                     0.2};
   };
 
   static absl::StatusOr<std::unique_ptr<EdgeSimulator>> Create(Options options,

@@ -129,7 +129,7 @@ TEST_CASE(
   REQUIRE(ca.ok());
   options.ca_pem = *ca;
   options.report_retry_delay = absl::Milliseconds(50);
-  options.reconnect_delay = absl::Milliseconds(50);
+  options.reconnect_backoff = {absl::Milliseconds(50), 1.0, absl::Milliseconds(50), 0};
   auto sim = EdgeSimulator::Create(options, identities);
   REQUIRE(sim.ok());
   (*sim)->Connect();

@@ -13,7 +13,10 @@ namespace nereid::bench {
 namespace v1 = edge::v1;
 
 SimNode::SimNode(Options options, SimTally* tally, DelayedRunner* runner)
-    : options_(std::move(options)), tally_(tally), runner_(runner) {
+    : options_(std::move(options)),
+      tally_(tally),
+      runner_(runner),
+      reconnect_backoff_(options_.reconnect_backoff) {
   grpc::SslCredentialsOptions tls;
   tls.pem_root_certs = options_.ca_pem;
   tls.pem_cert_chain = options_.identity.cert_pem;
@@ -155,6 +158,7 @@ void SimNode::OnMessage(NodeStream* stream, const v1::SyncResponse& message) {
         break;
       case v1::SyncResponse::kResyncDone:
         tally_->resyncs_done.fetch_add(1);
+        reconnect_backoff_.Reset();
         break;
       case v1::SyncResponse::kReportAck:
         HandleReportAckLocked(message.report_ack(), at);
@@ -282,6 +286,7 @@ void SimNode::SendAll(const std::shared_ptr<NodeStream>& stream, std::vector<v1:
 
 void SimNode::OnEnded(NodeStream* stream, const grpc::Status& status) {
   bool reconnect = false;
+  absl::Duration delay;
   {
     absl::MutexLock lock(&mu_);
     if (stream_.get() != stream) return;
@@ -292,9 +297,10 @@ void SimNode::OnEnded(NodeStream* stream, const grpc::Status& status) {
       last_error_ = absl::StrCat(status.error_code(), ": ", status.error_message());
       tally_->streams_ended.fetch_add(1);
       reconnect = true;
+      delay = reconnect_backoff_.Next();
     }
   }
-  if (reconnect) runner_->After(options_.reconnect_delay, [this] { Connect(); });
+  if (reconnect) runner_->After(delay, [this] { Connect(); });
 }
 
 }  // namespace nereid::bench

@@ -6,7 +6,9 @@
 // inventory it holds (empty at first), ACKs every Change at once and records when it arrived, and
 // sends the Dataset StatusReports it is asked for with at most `max_reports_in_flight` unanswered,
 // resending RETRY answers after a delay and in-flight reports after a reconnect, as the LC does.
-// A stream that ends while the node is not stopping is redialed after `reconnect_delay`.
+// A stream that ends while the node is not stopping is redialed with the LC's backoff (1 s x1.6 up
+// to 120 s, +-20 % jitter), reset by a completed resync, so a reconnect storm spreads as the LCs'
+// does.
 //
 // Threading: gRPC reactions (via NodeStream), the DelayedRunner and the caller's thread; state is
 // under mu_, and no lock is held while sending (NodeStream::Send may call into gRPC).
@@ -28,6 +30,7 @@
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/node_stream.h"
 #include "common/net/keepalive.h"
+#include "common/time/backoff.h"
 #include "grpcpp/channel.h"
 #include "nereid/edge/v1/sync.grpc.pb.h"
 
@@ -81,7 +84,8 @@ class SimNode final : public NodeStream::Listener {
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;  // as the LC's cloud link
     absl::Duration report_retry_delay = absl::Seconds(5);
-    absl::Duration reconnect_delay = absl::Seconds(1);
+    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
+                                                     0.2};
     std::string lc_version = "nereid-edge-simulator";
   };
   // number_of_samples to report for a Dataset (node, key).
@@ -147,6 +151,7 @@ class SimNode final : public NodeStream::Listener {
   bool established_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::string last_error_ ABSL_GUARDED_BY(mu_);
+  ExponentialBackoff reconnect_backoff_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Held> held_ ABSL_GUARDED_BY(mu_);
   std::vector<Arrival> arrivals_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, Report> reports_ ABSL_GUARDED_BY(mu_);

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
+#include "globalmanager/edgehub/idle_stream_args.h"
 #include "grpcpp/server_builder.h"
 
 namespace nereid::gm {
@@ -17,6 +18,7 @@ absl::StatusOr<std::unique_ptr<EdgeHubServer>> EdgeHubServer::Start(
   builder.AddListeningPort(options.listen, creds, &port);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   net::ApplyServerKeepalive(options.keepalive, builder);
+  ApplyIdleStreamArgs(options.idle_streams, builder);
   builder.RegisterService(hub);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

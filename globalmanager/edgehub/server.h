@@ -11,6 +11,7 @@
 #include "common/net/keepalive.h"
 #include "common/net/tls.h"
 #include "globalmanager/edgehub/edge_hub.h"
+#include "globalmanager/edgehub/idle_stream_args.h"
 #include "grpcpp/server.h"
 
 namespace nereid::gm {
@@ -20,6 +21,7 @@ struct EdgeHubServerOptions {
   std::string listen = "0.0.0.0:9000";
   net::TlsOptions tls;  // --tls-ca --tls-cert --tls-key, or --insecure
   net::KeepaliveOptions keepalive;
+  IdleStreamOptions idle_streams;
   // A Hello carries the node's whole inventory.
   int max_receive_message_bytes = 64 << 20;
 };

@@ -1,0 +1,15 @@
+#include "globalmanager/edgehub/idle_stream_args.h"
+
+#include "grpc/grpc.h"
+
+namespace nereid::gm {
+
+void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& builder) {
+  builder.AddChannelArgument(GRPC_ARG_TSI_MAX_FRAME_SIZE, options.tls_max_frame_bytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_streams_per_connection);
+  // BDP probing pings busy connections to grow their flow-control windows for bulk transfer;
+  // the Sync stream carries small messages, so the default 64 KiB windows suffice.
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,22 @@
+#pragma once
+
+// gRPC server channel arguments for the edge hub's load: thousands of long-lived mTLS
+// connections, one per edge node, each carrying one mostly idle Sync stream of small messages.
+// gRPC's defaults are tuned for few busy connections and cost memory per connection whether or
+// not bytes flow (bench/RESULTS.md, "GM memory per connected node", has the heap profile).
+
+#include "grpcpp/server_builder.h"
+
+namespace nereid::gm {
+
+struct IdleStreamOptions {
+  // Largest TLS record the GM writes. gRPC allocates this much per connection for the life of the
+  // connection (default 16 KiB). Changes and acks are small; a large Hello reply is split.
+  int tls_max_frame_bytes = 4096;
+  // A node opens one Sync stream; a few more let a reconnect overlap the stream being replaced.
+  int max_streams_per_connection = 8;
+};
+
+void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& builder);
+
+}  // namespace nereid::gm
