@@ -90,7 +90,10 @@ void DatasetHandler::Forget(const edge::v1::ObjectRef& ref) {
 
 absl::Status DatasetHandler::OnReport(const dataset::ScanReport& scan) {
   failpoint::Hit(failpoint::kLcDatasetBeforeReport);  // crash tests: checkpoint stored, result not
-  const auto [ns, name] = SplitNsNameKey(scan.spec.key);
+  // Named variables, not a structured binding: the lambda below captures them (clang 14 cannot).
+  const std::pair<std::string, std::string> ns_name = SplitNsNameKey(scan.spec.key);
+  const std::string& ns = ns_name.first;
+  const std::string& name = ns_name.second;
   edge::v1::StatusReport report;
   report.mutable_ref()->set_kind(std::string(net::kKindDataset));
   report.mutable_ref()->set_namespace_(ns);
