@@ -144,6 +144,7 @@ absl::Status Daemon::Start() {
   HealthServer::Handlers handlers;
   handlers.healthy = [this] { return Healthy(); };
   handlers.ready = [this] { return Ready(); };
+  handlers.before_metrics = [this] { metrics_->SampleWorkQueues(); };
   absl::StatusOr<std::unique_ptr<HealthServer>> health =
       HealthServer::Start(config_.http_listen, registry_, std::move(handlers));
   if (!health.ok()) {

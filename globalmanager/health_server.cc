@@ -52,6 +52,7 @@ http::HttpResponse HealthServer::Serve(const http::HttpRequest& request) const {
     return response;
   }
   if (request.path == "/metrics") {
+    if (handlers_.before_metrics) handlers_.before_metrics();
     std::ostringstream out;
     prometheus::TextSerializer().Serialize(out, registry_->Collect());
     return http::HttpResponse{200, out.str(), "text/plain; version=0.0.4; charset=utf-8", {}};

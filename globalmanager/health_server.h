@@ -28,6 +28,7 @@ class HealthServer {
   struct Handlers {
     std::function<Probe()> healthy;
     std::function<Probe()> ready;
+    std::function<void()> before_metrics;  // optional: refresh sampled gauges before a scrape
   };
 
   // Binds `listen` ("127.0.0.1:8080"; port 0 picks a free one) and serves until Stop().

@@ -58,6 +58,43 @@ ControllerMetrics::ControllerMetrics(std::shared_ptr<prometheus::Registry> regis
                  .Help("1 while this GM replica holds the leader Lease and runs the controllers")
                  .Register(r)
                  .Add({});
+  queue_depth_ = &prometheus::BuildGauge()
+                      .Name("nereid_gm_workqueue_depth")
+                      .Help("Keys queued and ready for a worker, by controller")
+                      .Register(r);
+  queue_waiting_ = &prometheus::BuildGauge()
+                        .Name("nereid_gm_workqueue_waiting")
+                        .Help("Keys waiting for a retry or requeue time, by controller")
+                        .Register(r);
+  queue_processing_ = &prometheus::BuildGauge()
+                           .Name("nereid_gm_workqueue_processing")
+                           .Help("Keys a worker holds, by controller")
+                           .Register(r);
+}
+
+void ControllerMetrics::TrackWorkQueue(const std::string& controller, kube::WorkQueue* queue) {
+  absl::MutexLock lock(&queues_mu_);
+  queues_[queue] = controller;
+}
+
+void ControllerMetrics::UntrackWorkQueue(kube::WorkQueue* queue) {
+  absl::MutexLock lock(&queues_mu_);
+  auto it = queues_.find(queue);
+  if (it == queues_.end()) return;
+  const prometheus::Labels labels = {{"controller", it->second}};
+  for (auto* family : {queue_depth_, queue_waiting_, queue_processing_}) family->Add(labels).Set(0);
+  queues_.erase(it);
+}
+
+void ControllerMetrics::SampleWorkQueues() {
+  absl::MutexLock lock(&queues_mu_);
+  for (const auto& [queue, controller] : queues_) {
+    const kube::WorkQueue::Metrics sample = queue->GetMetrics();
+    const prometheus::Labels labels = {{"controller", controller}};
+    queue_depth_->Add(labels).Set(static_cast<double>(sample.depth));
+    queue_waiting_->Add(labels).Set(static_cast<double>(sample.waiting));
+    queue_processing_->Add(labels).Set(static_cast<double>(sample.processing));
+  }
 }
 
 void ControllerMetrics::ObserveReconcile(const std::string& controller, ReconcileResult result,

@@ -23,9 +23,14 @@ ReconcilingController::ReconcilingController(std::string name, const ControllerC
     : name_(std::move(name)),
       context_(context),
       instrumented_(this),
-      runner_(name_, &instrumented_, RunnerOptions(context_)) {}
+      runner_(name_, &instrumented_, RunnerOptions(context_)) {
+  if (context_.metrics != nullptr) context_.metrics->TrackWorkQueue(name_, &runner_.queue());
+}
 
-ReconcilingController::~ReconcilingController() { runner_.Stop(); }
+ReconcilingController::~ReconcilingController() {
+  if (context_.metrics != nullptr) context_.metrics->UntrackWorkQueue(&runner_.queue());
+  runner_.Stop();
+}
 
 absl::Status ReconcilingController::Start() { return runner_.Start(informers_); }
 

@@ -80,6 +80,7 @@ TEST_CASE("a GM becomes ready, sends a Dataset to its node and writes the node's
   CHECK(metrics.status == 200);
   CHECK(metrics.body.find("nereid_gm_leader 1") != std::string::npos);
   CHECK(metrics.body.find("nereid_edgehub_connected_nodes") != std::string::npos);
+  CHECK(metrics.body.find("nereid_gm_workqueue_depth{controller=\"dataset\"}") != std::string::npos);
   CHECK(HttpGet(gm->http_port(), "/nope").status == 404);
   {
     // Slow clients in the cluster network (each sent half a request and waits) do not hold up
