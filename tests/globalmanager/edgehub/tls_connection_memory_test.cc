@@ -9,7 +9,6 @@
 
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
-#include "openssl/bio.h"
 #include "openssl/ssl.h"
 #include "tests/common/net/test_certs.h"
 #include "tests/globalmanager/edgehub/test_node.h"
@@ -31,23 +30,6 @@ TEST_CASE("every new TLS connection frees its record buffers when idle", "[edgeh
   CHECK((SSL_get_mode(ssl) & SSL_MODE_RELEASE_BUFFERS) != 0);
   SSL_free(ssl);
   SSL_CTX_free(ctx);
-}
-
-TEST_CASE("a default BIO pair gets 8 KiB for incoming bytes; other sizes are kept",
-          "[edgehub][tls]") {
-  BIO* network = nullptr;
-  BIO* ssl_side = nullptr;
-  REQUIRE(BIO_new_bio_pair(&network, 0, &ssl_side, 0) == 1);
-  CHECK(BIO_get_write_buf_size(network, 0) == 8 * 1024);
-  CHECK(BIO_get_write_buf_size(ssl_side, 0) == 17 * 1024);  // OpenSSL's default
-  BIO_free(network);
-  BIO_free(ssl_side);
-
-  REQUIRE(BIO_new_bio_pair(&network, 1000, &ssl_side, 30000) == 1);
-  CHECK(BIO_get_write_buf_size(network, 0) == 1000);
-  CHECK(BIO_get_write_buf_size(ssl_side, 0) == 30000);
-  BIO_free(network);
-  BIO_free(ssl_side);
 }
 
 TEST_CASE("messages far larger than the TLS buffers cross an mTLS stream both ways",
