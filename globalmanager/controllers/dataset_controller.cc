@@ -167,7 +167,8 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
   absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, api::resources::Datasets(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json& object, Json* status) -> absl::Status {
-        const std::string owner = kube::StringAt(object, "spec.nodeName");
+        std::optional<api::Dataset> dataset = ReadSpec<api::Dataset>(object);
+        const std::string owner = dataset.has_value() ? dataset->spec.node_name : "";
         if (owner != node) {
           return absl::FailedPreconditionError(absl::StrCat(
               "dataset ", key, " belongs to node ", owner, ", not to ", ToAbsl(node)));

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/api/feature_extraction_service.h"
+#include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
@@ -29,8 +30,10 @@ absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionCo
   std::unique_ptr<FeatureExtractionController> controller(
       new FeatureExtractionController(context));
   RETURN_IF_ERROR(controller->WatchModels([](const Json& object) {
-    std::string name = kube::StringAt(object, "spec.model.name");
-    return name.empty() ? std::vector<std::string>{} : std::vector<std::string>{name};
+    std::optional<api::FeatureExtractionService> fe =
+        ReadSpec<api::FeatureExtractionService>(object);
+    if (!fe.has_value() || fe->spec.model.name.empty()) return std::vector<std::string>{};
+    return std::vector<std::string>{fe->spec.model.name};
   }));
   RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
@@ -75,7 +78,8 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   }
   StorageMount model_mount;
   model_mount.env_name = std::string(api::env::kModelUrl);
-  model_mount.urls = {kube::StringAt(*model, "spec.url")};
+  std::optional<api::Model> model_spec = ReadSpec<api::Model>(*model);
+  model_mount.urls = {model_spec.has_value() ? model_spec->spec.url : ""};
   model_mount.read_only = true;
   model_mount.what = absl::StrCat("model \"", fe.spec.model.name, "\" (spec.url)");
   build.params.mounts.push_back(std::move(model_mount));

@@ -35,12 +35,6 @@ namespace v1 = edge::v1;
 
 constexpr char kModelIndex[] = "inference-job-models";
 
-std::vector<std::string> ModelRefs(const Json& object) {
-  std::string name = kube::StringAt(object, "spec.model.name");
-  if (name.empty()) return {};
-  return {kube::MakeKey(kube::Namespace(object), name)};
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::Create(
@@ -53,8 +47,14 @@ absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::
   }
   std::unique_ptr<InferenceJobController> controller(
       new InferenceJobController(context, kind, options));
+  // The Model a job refers to, from its plan (an invalid job waits for its user's edit, not for
+  // a Model).
   kube::Indexers indexers;
-  indexers[kModelIndex] = &ModelRefs;
+  indexers[kModelIndex] = [plan_of = kind.plan](const Json& object) -> std::vector<std::string> {
+    absl::StatusOr<InferenceJobPlan> plan = plan_of(object);
+    if (!plan.ok() || plan->model_name.empty()) return {};
+    return {kube::MakeKey(kube::Namespace(object), plan->model_name)};
+  };
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
   RETURN_IF_ERROR(RegisterReportSink(context, kind.kind, controller.get()));
   return controller;
