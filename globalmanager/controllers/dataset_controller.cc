@@ -14,6 +14,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -218,6 +219,10 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
   LOG(DEBUG) << "dataset " << key << ": status from node " << node << " written (report "
              << report.seq() << ")";
   return ReportOutcome::Accepted();
+}
+
+absl::StatusOr<std::unique_ptr<GmController>> MakeDatasetController(ControllerContext& context) {
+  return AsGmController(DatasetController::Create(context));
 }
 
 }  // namespace nereid::gm
