@@ -13,6 +13,11 @@
 // that vanished meanwhile is not an error. SpecValidityOptions cover kinds whose status has no
 // top-level reason/message, or whose status.conditions is a history of another schema (the
 // SpecValid condition then lives in another list, e.g. status.jobConditions).
+//
+// Every kind but one: DistributedJob is the common job library as a kind, and the library fails a
+// job whose spec it refuses (Failed/InvalidSpec, finished: common/job/README.md "Invalid specs"),
+// so its controller does that for a spec that does not parse too, rather than wait on
+// SpecValid=False for an edit.
 
 #include <optional>
 #include <string>
