@@ -295,15 +295,10 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
                                                            const FlPlan& plan,
                                                            absl::Status* delete_error) {
   const Json& job = *object;
-  std::vector<ObjectPtr> stale;
-  for (const ObjectPtr& pod : pods) {
-    // A terminating pod is already on its way out (graceful deletion takes its time, the slot
-    // waits for it in the library): counting it would reset the new session's round and record
-    // SpecChanged again on every pass until it is gone.
-    if (kube::IsBeingDeleted(*pod)) continue;
-    std::optional<std::string> hash = kube::Annotation(*pod, fl::kSpecHashAnnotation);
-    if (hash.has_value() && *hash != plan.spec_hash) stale.push_back(pod);
-  }
+  // Terminating pods are left out: counting one would reset the new session's round and record
+  // SpecChanged again on every pass until it is gone.
+  const std::vector<ObjectPtr> stale =
+      job::StalePods(pods, fl::kSpecHashAnnotation, plan.spec_hash);
   if (stale.empty()) return absl::OkStatus();
   {
     // From here on reports from pods of an older plan are ignored (IsStaleWorker), so none raises
@@ -330,17 +325,8 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
   // Every pod goes: the aggregation worker's participants and the trainers' peers changed. The
   // expectations hold the next pass until the caches saw every delete, so the library recreates
   // the pods from the new plan only once the old ones are gone from the cache.
-  int deleted = 0;
-  for (const ObjectPtr& pod : pods) {
-    if (kube::IsBeingDeleted(*pod)) continue;
-    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
-                                         kube::resources::Pods(), *pod);
-    if (!s.ok()) {
-      if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
-      continue;
-    }
-    ++deleted;
-  }
+  const int deleted =
+      job::DeletePodsExpected(*context().client, expectations_, key, pods, delete_error);
   const std::string message = absl::StrCat(
       "the spec changed: restarting the job's ", deleted, " pods from the new spec (",
       stale.size(), " were built from an older one)");

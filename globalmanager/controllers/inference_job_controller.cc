@@ -226,20 +226,9 @@ void InferenceJobController::RestartStalePods(const std::string& key, const Json
                                               const std::vector<ObjectPtr>& pods,
                                               const std::string& hash,
                                               absl::Status* delete_error) {
-  int deleted = 0;
-  for (const ObjectPtr& pod : pods) {
-    // A terminating pod is already on its way out; the library's slot waits for it.
-    if (kube::IsBeingDeleted(*pod)) continue;
-    std::optional<std::string> built_from = kube::Annotation(*pod, kTemplateHashAnnotation);
-    if (!built_from.has_value() || *built_from == hash) continue;
-    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
-                                         kube::resources::Pods(), *pod);
-    if (!s.ok()) {
-      if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
-      continue;
-    }
-    ++deleted;
-  }
+  const int deleted = job::DeletePodsExpected(*context().client, expectations_, key,
+                                              job::StalePods(pods, kTemplateHashAnnotation, hash),
+                                              delete_error);
   if (deleted == 0) return;
   const std::string message =
       absl::StrCat("the spec changed: recreating ", deleted, " pod(s) from the new template");
