@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log/log.h"
+#include "common/net/host_port.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "yaml-cpp/yaml.h"
@@ -392,42 +393,11 @@ EnvLookup ProcessEnv() {
   };
 }
 
-absl::StatusOr<HostPort> ParseHostPort(std::string_view text) {
-  const std::string s(text);
-  std::string host;
-  std::string port_text;
-  if (absl::StartsWith(s, "[")) {
-    const size_t close = s.find(']');
-    if (close == std::string::npos || close + 1 >= s.size() || s[close + 1] != ':') {
-      return absl::InvalidArgumentError(absl::StrCat("\"", s, "\" is not [IPv6]:port"));
-    }
-    host = s.substr(1, close - 1);
-    port_text = s.substr(close + 2);
-  } else {
-    const size_t colon = s.rfind(':');
-    if (colon == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat("\"", s, "\" is not host:port"));
-    }
-    host = s.substr(0, colon);
-    port_text = s.substr(colon + 1);
-    if (host.find(':') != std::string::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("\"", s, "\": write IPv6 addresses as [addr]:port"));
-    }
-  }
-  int port = 0;
-  if (host.empty() || !absl::SimpleAtoi(port_text, &port) || port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", s, "\" is not host:port with a port in 0-65535"));
-  }
-  return HostPort{host, port};
-}
-
 absl::Status ValidateConfig(const GmConfig& config) {
-  if (absl::Status s = ParseHostPort(config.listen).status(); !s.ok()) {
+  if (absl::Status s = net::ParseHostPort(config.listen).status(); !s.ok()) {
     return Invalid("--listen", ToStd(s.message()));
   }
-  if (absl::Status s = ParseHostPort(config.http_listen).status(); !s.ok()) {
+  if (absl::Status s = net::ParseHostPort(config.http_listen).status(); !s.ok()) {
     return Invalid("--http-listen", ToStd(s.message()));
   }
   if (!config.tls.insecure) {

@@ -110,13 +110,6 @@ absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args, con
 // worker counts, lease timings (lease > renew deadline > 1.2 × retry period).
 absl::Status ValidateConfig(const GmConfig& config);
 
-// "host:port" with port in [0, 65535] ("[::1]:9000" for IPv6). Port 0 picks a free port (tests).
-struct HostPort {
-  std::string host;
-  int port = 0;
-};
-absl::StatusOr<HostPort> ParseHostPort(std::string_view text);
-
 void PrintUsage(std::ostream& out);
 
 }  // namespace nereid::gm

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/net/host_port.h"
 #include "common/status/macros.h"
 #include "globalmanager/config.h"
 #include "prometheus/text_serializer.h"
@@ -21,7 +22,7 @@ http::HttpResponse Text(int status, std::string body) {
 absl::StatusOr<std::unique_ptr<HealthServer>> HealthServer::Start(
     const std::string& listen, std::shared_ptr<prometheus::Registry> registry,
     Handlers handlers) {
-  ASSIGN_OR_RETURN(HostPort address, ParseHostPort(listen));
+  ASSIGN_OR_RETURN(net::HostPort address, net::ParseHostPort(listen));
   std::unique_ptr<HealthServer> self(new HealthServer(std::move(handlers), std::move(registry)));
   http::HttpListenerOptions options;
   options.host = address.host;

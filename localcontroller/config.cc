@@ -18,10 +18,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/log/log.h"
+#include "common/net/host_port.h"
 #include "common/s3/s3_url.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
-#include "localcontroller/server/listen_address.h"
 #include "yaml-cpp/yaml.h"
 
 namespace nereid::lc {
@@ -65,7 +65,8 @@ absl::Status Apply(const Layer& layer, const std::string& source, LcConfig& conf
   set(layer.s3_ca_file, config.s3_ca_file);
   set(layer.s3_addressing, config.s3_addressing);
   if (layer.bind_port.has_value()) {
-    absl::StatusOr<server::ListenAddress> address = server::ParseListenAddress(config.listen);
+    absl::StatusOr<net::HostPort> address =
+        net::ParseHostPort(config.listen, net::kAllInterfaces);
     if (!address.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(source, " BIND_PORT: cannot apply to ", address.status().message()));
@@ -359,7 +360,8 @@ absl::Status ValidateConfig(const LcConfig& c) {
   RETURN_IF_ERROR(ValidateGmAddress(c.gm_address));
   if (c.host_root.empty()) return absl::InvalidArgumentError("--host-root must not be empty");
   if (c.db_path.empty()) return absl::InvalidArgumentError("--db must not be empty");
-  if (absl::Status listen = server::ParseListenAddress(c.listen).status(); !listen.ok()) {
+  if (absl::Status listen = net::ParseHostPort(c.listen, net::kAllInterfaces).status();
+      !listen.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--listen: ", listen.message()));
   }
   RETURN_IF_ERROR(net::ValidateTlsOptions(c.tls));

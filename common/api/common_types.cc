@@ -16,7 +16,7 @@ Json NamedRef::ToJson() const { return Json{{"name", name}}; }
 
 Json HardExampleMining::ToJson() const {
   Json json = {{"name", name}};
-  if (!parameters.empty()) {
+  if (!parameters.empty() || parameters_set) {
     Json params = Json::array();
     for (const ParaSpec& p : parameters) params.push_back(p.ToJson());
     json["parameters"] = std::move(params);
@@ -207,6 +207,8 @@ HardExampleMining ReadHardExampleMining(const Json& obj, std::string_view path,
   HardExampleMining hem;
   hem.name = reader->String(obj, "name", path).value_or("");
   hem.parameters = ReadKeyValues(obj, "parameters", path, reader);
+  const Json* parameters = FieldReader::Get(obj, "parameters");
+  hem.parameters_set = parameters != nullptr && parameters->is_array();
   return hem;
 }
 
@@ -290,6 +292,13 @@ Json ObjectEnvelope(std::string_view kind, const ObjectMeta& metadata) {
 
 std::string TemplateNodeName(const PodTemplate& pod_template) {
   return kube::StringAt(pod_template, "spec.nodeName");
+}
+
+const kube::Json& TemplatePodSpec(const PodTemplate& pod_template) {
+  static const kube::Json kEmpty = kube::Json::object();
+  const kube::Json* spec =
+      pod_template.is_object() ? kube::FindPath(pod_template, "spec") : nullptr;
+  return spec != nullptr && spec->is_object() ? *spec : kEmpty;
 }
 
 }  // namespace nereid::api

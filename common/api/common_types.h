@@ -48,6 +48,9 @@ struct NamedRef {
 struct HardExampleMining {
   std::string name;  // Algorithm, e.g. "IBT", "CrossEntropy".
   std::vector<ParaSpec> parameters;
+  // JSON "parameters" is present (an empty list too): Sedna's workers get "[]" then, "null" when
+  // it is absent.
+  bool parameters_set = false;
 
   kube::Json ToJson() const;
   friend bool operator==(const HardExampleMining&, const HardExampleMining&) = default;
@@ -217,5 +220,7 @@ void PutTime(kube::Json* json, std::string_view key, const std::optional<absl::T
 
 // The node a worker template pins its pod to (template.spec.nodeName), or "".
 std::string TemplateNodeName(const PodTemplate& pod_template);
+// The PodSpec of a worker template (template.spec), or an empty object when it has none.
+const kube::Json& TemplatePodSpec(const PodTemplate& pod_template);
 
 }  // namespace nereid::api

@@ -3,8 +3,9 @@
 // JobReconciler: the one reconcile every job controller runs. The caller —
 // a kind's kube::Reconciler — reads its object from the cache, turns it into a JobRequest (the
 // object, its RunPolicy and tasks, its current JobStatus, extra labels and a pod decorator), calls
-// Reconcile(), writes JobResult::status if it changed (WriteJobStatus does it for kinds whose
-// status is a JobStatus) and returns JobResult::requeue_after to the workqueue.
+// Reconcile(), writes JobResult::status if it changed (job::PutJobStatusFields inside its status
+// write, for kinds whose status is a JobStatus) and returns JobResult::requeue_after to the
+// workqueue.
 //
 // Order, every step idempotent and driven by the caches (level-based):
 //   1. being deleted → nothing; expectations (and the status fence) unsatisfied → wait;

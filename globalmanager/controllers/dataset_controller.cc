@@ -14,6 +14,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -167,7 +168,8 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
   absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, api::resources::Datasets(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json& object, Json* status) -> absl::Status {
-        const std::string owner = kube::StringAt(object, "spec.nodeName");
+        std::optional<api::Dataset> dataset = ReadSpec<api::Dataset>(object);
+        const std::string owner = dataset.has_value() ? dataset->spec.node_name : "";
         if (owner != node) {
           return absl::FailedPreconditionError(absl::StrCat(
               "dataset ", key, " belongs to node ", owner, ", not to ", ToAbsl(node)));
@@ -217,6 +219,10 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
   LOG(DEBUG) << "dataset " << key << ": status from node " << node << " written (report "
              << report.seq() << ")";
   return ReportOutcome::Accepted();
+}
+
+absl::StatusOr<std::unique_ptr<GmController>> MakeDatasetController(ControllerContext& context) {
+  return AsGmController(DatasetController::Create(context));
 }
 
 }  // namespace nereid::gm

@@ -96,4 +96,8 @@ class DatasetController final : public ReconcilingController, public ReportSink 
   EdgePlacements placements_;
 };
 
+// The DefaultRegistry entry: always created (the job kinds read Datasets, so their CRD is part
+// of every install, not optional like the workload kinds').
+absl::StatusOr<std::unique_ptr<GmController>> MakeDatasetController(ControllerContext& context);
+
 }  // namespace nereid::gm

@@ -9,11 +9,13 @@
 #include "common/job/conditions.h"
 #include "common/job/distributed_job.h"
 #include "common/job/job_status.h"
+#include "common/job/job_status_writer.h"
 #include "common/job/owner_handler.h"
 #include "common/job/pod_builder.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
+#include "globalmanager/controllers/status_writer.h"
 
 namespace nereid::gm {
 
@@ -69,7 +71,7 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
 
   absl::StatusOr<job::DistributedJob> parsed = job::DistributedJob::FromJson(object);
   if (!parsed.ok()) {
-    RETURN_IF_ERROR(FailUnparsable(object, parsed.status()));
+    RETURN_IF_ERROR(FailUnparsable(*cached, parsed.status()));
     return kube::ReconcileResult{};
   }
   const job::JobIdentity id = job::JobIdentity::FromObject(object, job::DistributedJobs());
@@ -90,9 +92,7 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
 
   ASSIGN_OR_RETURN(job::JobResult result, engine_.Reconcile(request));
   if (result.status_changed) {
-    // Field by field: status.workerReports belongs to the report path (distributed_job_edge.h).
-    RETURN_IF_ERROR(job::WriteJobStatusFields(deps_.client, job::DistributedJobs(), object,
-                                              result.status.ToJson(), deps_.expectations));
+    RETURN_IF_ERROR(WriteJobStatus(*cached, result.status));
     LOG(DEBUG) << "distributedjob " << key << ": status written (phase " << result.status.phase
                << ")";
   }
@@ -105,8 +105,22 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
   return out;
 }
 
-absl::Status DistributedJobController::FailUnparsable(const Json& object,
+absl::Status DistributedJobController::WriteJobStatus(const kube::ObjectPtr& object,
+                                                      const job::JobStatus& status) {
+  const Json status_json = status.ToJson();
+  // The library's keys only: status.workerReports belongs to the report path
+  // (distributed_job_edge.h).
+  return WriteLibraryJobStatus(
+             *deps_.client, job::DistributedJobs(),
+             job::JobIdentity::FromObject(*object, job::DistributedJobs()), object,
+             [&](Json* current) { job::PutJobStatusFields(status_json, current); },
+             *deps_.expectations, kube::Key(*object))
+      .status();
+}
+
+absl::Status DistributedJobController::FailUnparsable(const kube::ObjectPtr& cached,
                                                       const absl::Status& error) {
+  const Json& object = *cached;
   if (const Json* current = kube::FindPath(object, "status");
       current != nullptr && current->is_object()) {
     api::FieldReader reader;  // A malformed status reads as what could be read.
@@ -129,8 +143,7 @@ absl::Status DistributedJobController::FailUnparsable(const Json& object,
     deps_.recorder->Record(object, kube::EventType::kWarning, job::reasons::kInvalidSpec, message);
   }
   LOG(WARNING) << "distributedjob " << kube::Key(object) << " is invalid: " << message;
-  return job::WriteJobStatusFields(deps_.client, job::DistributedJobs(), object, status.ToJson(),
-                                   deps_.expectations);
+  return WriteJobStatus(cached, status);
 }
 
 void DistributedJobController::ReportPlacement(const job::JobIdentity& id, const Json& object,

@@ -89,8 +89,13 @@ class DistributedJobController final : public kube::Reconciler {
   int AnnounceAll();
 
  private:
-  // A job whose JSON does not even parse: Failed/InvalidSpec with the type errors.
-  absl::Status FailUnparsable(const kube::Json& object, const absl::Status& error);
+  // The library's status keys of `object` through WriteLibraryJobStatus; a job gone meanwhile is
+  // not an error.
+  absl::Status WriteJobStatus(const kube::ObjectPtr& object, const job::JobStatus& status);
+  // A job whose JSON does not even parse: Failed/InvalidSpec with the type errors, as the library
+  // fails a job whose spec it refuses (an invalid DistributedJob is finished, not waiting for an
+  // edit: the library's contract, not SpecValid=False).
+  absl::Status FailUnparsable(const kube::ObjectPtr& cached, const absl::Status& error);
   void ReportPlacement(const job::JobIdentity& id, const kube::Json& object,
                        const job::JobSpec& spec, bool finished);
 

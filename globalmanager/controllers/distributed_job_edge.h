@@ -27,10 +27,10 @@
 // from worker W (the pod name "<job>-<task>-<index>", Sedna's WORKER_NAME env) becomes
 //   status.workerReports[<task>] = {worker, node, kind, status, time, results | resultsTruncated}
 // — the latest report per task, so the field is bounded by the number of tasks; results over
-// max_results_bytes are dropped and resultsTruncated is set. Written by a JSON merge patch of that
-// one entry through the status subresource (verb patch), so it never races the controller's own
-// status fields (written key by key, job::WriteJobStatusFields). A report identical to the entry
-// already in the cache is accepted without a write.
+// max_results_bytes are dropped and resultsTruncated is set. Written with WriteStatus (that one
+// entry replaced on the status read, conflict retries), so it never races the controller's own
+// status fields (which it writes with job::PutJobStatusFields, leaving workerReports alone). A
+// report identical to the entry already in the cache is accepted without a write.
 // Outcomes: job gone or re-created (uid differs) → Rejected ObjectGone; worker not a pod name of
 // one of the job's tasks → Rejected UnknownWorker; not a worker payload → Rejected Invalid; API
 // errors → Retry ApiError (the LC resends).

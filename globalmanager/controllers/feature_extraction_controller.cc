@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/api/feature_extraction_service.h"
+#include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/registry.h"
@@ -30,8 +31,10 @@ absl::StatusOr<std::unique_ptr<FeatureExtractionController>> FeatureExtractionCo
   std::unique_ptr<FeatureExtractionController> controller(
       new FeatureExtractionController(context));
   RETURN_IF_ERROR(controller->WatchModels([](const Json& object) {
-    std::string name = kube::StringAt(object, "spec.model.name");
-    return name.empty() ? std::vector<std::string>{} : std::vector<std::string>{name};
+    std::optional<api::FeatureExtractionService> fe =
+        ReadSpec<api::FeatureExtractionService>(object);
+    if (!fe.has_value() || fe->spec.model.name.empty()) return std::vector<std::string>{};
+    return std::vector<std::string>{fe->spec.model.name};
   }));
   RETURN_IF_ERROR(RegisterReportSink(context, kKind, controller.get()));
   return controller;
@@ -66,10 +69,10 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   }
 
   // The Model's Secret (s3:// models only), for the storage-initializer and its credential env.
-  const std::string model_url = kube::StringAt(*model, "spec.url");
+  const api::ModelSpec model_spec = ReadSpec<api::Model>(*model).value_or(api::Model{}).spec;
   CredentialProblem problem;
-  absl::StatusOr<WorkerS3Options> s3 = ReadModelS3(
-      context(), ns, model_url, kube::StringAt(*model, "spec.credentialName"), &problem);
+  absl::StatusOr<WorkerS3Options> s3 =
+      ReadModelS3(context(), ns, model_spec.url, model_spec.credential_name, &problem);
   if (!s3.ok()) {
     ServicePlan plan;
     plan.kind = ServicePlan::Kind::kWaiting;
@@ -90,7 +93,7 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   }
   StorageMount model_mount;
   model_mount.env_name = std::string(api::env::kModelUrl);
-  model_mount.urls = {model_url};
+  model_mount.urls = {model_spec.url};
   model_mount.read_only = true;
   model_mount.what = absl::StrCat("model \"", fe.spec.model.name, "\" (spec.url)");
   build.params.mounts.push_back(std::move(model_mount));

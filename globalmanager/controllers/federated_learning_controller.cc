@@ -42,20 +42,27 @@ const kube::Resource& Jobs() { return api::resources::FederatedLearningJobs(); }
 
 std::vector<std::string> DatasetRefs(const Json& job) {
   std::vector<std::string> keys;
-  const Json* workers = kube::FindPath(job, "spec.trainingWorkers");
-  if (workers == nullptr || !workers->is_array()) return keys;
-  for (const Json& worker : *workers) {
-    std::string name = kube::StringAt(worker, "dataset.name");
-    if (!name.empty()) keys.push_back(kube::MakeKey(kube::Namespace(job), name));
+  std::optional<api::FederatedLearningJob> parsed = ReadSpec<api::FederatedLearningJob>(job);
+  if (!parsed.has_value()) return keys;
+  for (const api::TrainingWorker& worker : parsed->spec.training_workers) {
+    if (!worker.dataset.name.empty()) {
+      keys.push_back(kube::MakeKey(kube::Namespace(job), worker.dataset.name));
+    }
   }
   return keys;
 }
 
 std::vector<std::string> ModelRefs(const Json& job) {
   std::vector<std::string> keys;
-  for (const char* path : {"spec.aggregationWorker.model.name", "spec.pretrainedModel.name"}) {
-    std::string name = kube::StringAt(job, path);
-    if (!name.empty()) keys.push_back(kube::MakeKey(kube::Namespace(job), name));
+  std::optional<api::FederatedLearningJob> parsed = ReadSpec<api::FederatedLearningJob>(job);
+  if (!parsed.has_value()) return keys;
+  const api::FederatedLearningJobSpec& spec = parsed->spec;
+  for (const std::string* name :
+       {&spec.aggregation_worker.model.name,
+        spec.pretrained_model.has_value() ? &spec.pretrained_model->name : nullptr}) {
+    if (name != nullptr && !name->empty()) {
+      keys.push_back(kube::MakeKey(kube::Namespace(job), *name));
+    }
   }
   return keys;
 }
@@ -136,11 +143,10 @@ void FederatedLearningController::EnqueueReferrers(const std::string& index,
 
 void FederatedLearningController::EnqueueSelectorJobs() {
   for (const ObjectPtr& job : jobs_->GetLister().List()) {
-    const Json* workers = kube::FindPath(*job, "spec.trainingWorkers");
-    if (workers == nullptr || !workers->is_array()) continue;
-    for (const Json& worker : *workers) {
-      const Json* spec = kube::FindPath(worker, "template.spec");
-      if (spec != nullptr && SelectsNodes(*spec)) {
+    std::optional<api::FederatedLearningJob> parsed = ReadSpec<api::FederatedLearningJob>(*job);
+    if (!parsed.has_value()) continue;
+    for (const api::TrainingWorker& worker : parsed->spec.training_workers) {
+      if (SelectsNodes(api::TemplatePodSpec(worker.pod_template))) {
         Enqueue(kube::Key(*job));
         break;
       }
@@ -265,8 +271,8 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     const bool was_waiting = before != nullptr && before->is_array() && !before->empty() &&
                              kube::StringAt(before->back(), "reason") == fl_reasons::kNoMatchingNodes;
     const bool first_write = before == nullptr || !before->is_array() || before->empty();
-    if (first_write && kube::FindPath(obj, "spec.transmitter.ws") != nullptr &&
-        kube::FindPath(obj, "spec.transmitter.s3") != nullptr) {
+    const std::optional<api::Transmitter>& transmitter = plan.job.spec.transmitter;
+    if (first_write && transmitter.has_value() && transmitter->ws && transmitter->s3.has_value()) {
       RecordEvent(context(), Jobs(), write->object, kube::EventType::kNormal,
                   fl_reasons::kWsTransmitterIgnored,
                   "spec.transmitter sets both ws and s3: s3 is used (TRANSMITTER=s3, "
@@ -289,15 +295,10 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
                                                            const FlPlan& plan,
                                                            absl::Status* delete_error) {
   const Json& job = *object;
-  std::vector<ObjectPtr> stale;
-  for (const ObjectPtr& pod : pods) {
-    // A terminating pod is already on its way out (graceful deletion takes its time, the slot
-    // waits for it in the library): counting it would reset the new session's round and record
-    // SpecChanged again on every pass until it is gone.
-    if (kube::IsBeingDeleted(*pod)) continue;
-    std::optional<std::string> hash = kube::Annotation(*pod, fl::kSpecHashAnnotation);
-    if (hash.has_value() && *hash != plan.spec_hash) stale.push_back(pod);
-  }
+  // Terminating pods are left out: counting one would reset the new session's round and record
+  // SpecChanged again on every pass until it is gone.
+  const std::vector<ObjectPtr> stale =
+      job::StalePods(pods, fl::kSpecHashAnnotation, plan.spec_hash);
   if (stale.empty()) return absl::OkStatus();
   {
     // From here on reports from pods of an older plan are ignored (IsStaleWorker), so none raises
@@ -324,17 +325,8 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
   // Every pod goes: the aggregation worker's participants and the trainers' peers changed. The
   // expectations hold the next pass until the caches saw every delete, so the library recreates
   // the pods from the new plan only once the old ones are gone from the cache.
-  int deleted = 0;
-  for (const ObjectPtr& pod : pods) {
-    if (kube::IsBeingDeleted(*pod)) continue;
-    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
-                                         kube::resources::Pods(), *pod);
-    if (!s.ok()) {
-      if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
-      continue;
-    }
-    ++deleted;
-  }
+  const int deleted =
+      job::DeletePodsExpected(*context().client, expectations_, key, pods, delete_error);
   const std::string message = absl::StrCat(
       "the spec changed: restarting the job's ", deleted, " pods from the new spec (",
       stale.size(), " were built from an older one)");
@@ -491,7 +483,8 @@ ReportOutcome FederatedLearningController::HandleReport(std::string_view node,
   }
 
   std::vector<api::Metric> metrics = ReportedMetrics(worker.results_json());
-  const std::string model = kube::StringAt(job, "spec.aggregationWorker.model.name");
+  std::optional<api::FederatedLearningJob> parsed = ReadSpec<api::FederatedLearningJob>(job);
+  const std::string model = parsed.has_value() ? parsed->spec.aggregation_worker.model.name : "";
   if (!metrics.empty() && !model.empty()) {
     absl::StatusOr<StatusWrite> write = WriteStatus(
         *context().client, api::resources::Models(), ref.namespace_(), model, "",

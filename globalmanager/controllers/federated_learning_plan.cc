@@ -4,8 +4,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/api/dataset.h"
 #include "common/api/federated_learning_job.h"
 #include "common/api/json_fields.h"
+#include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/job/job_validation.h"
@@ -14,6 +16,7 @@
 #include "common/s3/storage_initializer.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/worker_template.h"
 
 namespace nereid::gm {
@@ -26,11 +29,28 @@ constexpr std::string_view kKind = api::kinds::kFederatedLearningJob;
 
 std::string Str(int64_t value) { return std::to_string(value); }
 
-// A referenced object's spec.url, or a cause when it does not exist.
-std::string UrlOf(const std::function<absl::StatusOr<kube::ObjectPtr>(std::string_view)>& lookup,
-                  std::string_view kind, std::string_view name, std::string_view ns,
-                  const std::string& field, std::vector<kube::StatusCause>* causes,
-                  std::string* format = nullptr) {
+// What the plan reads of a referenced Dataset or Model.
+struct StorageRef {
+  std::string url;
+  std::string format;
+  std::string credential_name;
+};
+
+template <typename T>
+StorageRef StorageOf(const kube::Json& object) {
+  std::optional<T> parsed = ReadSpec<T>(object);
+  if (!parsed.has_value()) return {};
+  return {parsed->spec.url, parsed->spec.format, parsed->spec.credential_name};
+}
+
+using Lookup = std::function<absl::StatusOr<kube::ObjectPtr>(std::string_view)>;
+
+// The referenced object's url/format/credentialName (T: api::Dataset or api::Model), or a cause
+// when it does not exist.
+template <typename T>
+StorageRef ReferencedStorage(const Lookup& lookup, std::string_view kind, std::string_view name,
+                             std::string_view ns, const std::string& field,
+                             std::vector<kube::StatusCause>* causes) {
   absl::StatusOr<kube::ObjectPtr> object =
       lookup ? lookup(name) : absl::StatusOr<kube::ObjectPtr>(absl::NotFoundError("no lookup"));
   if (!object.ok()) {
@@ -46,19 +66,14 @@ std::string UrlOf(const std::function<absl::StatusOr<kube::ObjectPtr>(std::strin
                                       "\": ", object.status().message()),
                          field});
     }
-    return "";
+    return {};
   }
-  if (format != nullptr) *format = kube::StringAt(**object, "spec.format");
-  return kube::StringAt(**object, "spec.url");
+  return StorageOf<T>(**object);
 }
 
-// The credentialName of the Dataset/Model `name` when its `url` is s3:// ("" otherwise).
-std::string CredentialNameOf(
-    const std::function<absl::StatusOr<kube::ObjectPtr>(std::string_view)>& lookup,
-    std::string_view name, std::string_view url) {
-  if (!lookup || !s3::IsS3Url(url)) return "";
-  absl::StatusOr<kube::ObjectPtr> object = lookup(name);
-  return object.ok() ? kube::StringAt(**object, "spec.credentialName") : "";
+// The credentialName of `ref` when its `url` is s3:// ("" otherwise).
+std::string S3CredentialOf(const StorageRef& ref) {
+  return s3::IsS3Url(ref.url) ? ref.credential_name : "";
 }
 
 void AddBuildCauses(const absl::Status& status, std::vector<kube::StatusCause>* causes) {
@@ -131,17 +146,17 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   std::vector<kube::StatusCause>& invalid = plan.invalid;
 
   // Only the spec decides; our own status fields must never make a spec "invalid".
-  Json spec_only = object;
-  if (spec_only.is_object()) spec_only.erase("status");
-  absl::StatusOr<api::FederatedLearningJob> parsed = api::FederatedLearningJob::FromJson(spec_only);
+  absl::StatusOr<api::FederatedLearningJob> parsed =
+      ParseWithoutStatus<api::FederatedLearningJob>(object);
   if (!parsed.ok()) {
     AddBuildCauses(parsed.status(), &invalid);
     return plan;
   }
-  invalid = parsed->Validate();
-  const api::FederatedLearningJobSpec& fl = parsed->spec;
-  const std::string name = parsed->metadata.name;
-  const std::string ns = parsed->metadata.ns;
+  plan.job = *std::move(parsed);
+  invalid = plan.job.Validate();
+  const api::FederatedLearningJobSpec& fl = plan.job.spec;
+  const std::string name = plan.job.metadata.name;
+  const std::string ns = plan.job.metadata.ns;
 
   // The optional, additive runPolicy (common/job), with Sedna's "keep every pod" by default.
   api::FieldReader reader;
@@ -174,38 +189,29 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   plan.aggregation_node = api::TemplateNodeName(fl.aggregation_worker.pod_template);
 
   // Referenced objects.
-  const std::string model_url =
-      UrlOf(inputs.model, api::kinds::kModel, plan.aggregation_model, ns,
-            "spec.aggregationWorker.model.name", &invalid);
-  std::string pretrained_url;
+  const StorageRef model = ReferencedStorage<api::Model>(
+      inputs.model, api::kinds::kModel, plan.aggregation_model, ns,
+      "spec.aggregationWorker.model.name", &invalid);
+  StorageRef pretrained;
   if (!plan.pretrained_model.empty()) {
-    pretrained_url = UrlOf(inputs.model, api::kinds::kModel, plan.pretrained_model, ns,
-                           "spec.pretrainedModel.name", &invalid);
+    pretrained = ReferencedStorage<api::Model>(inputs.model, api::kinds::kModel,
+                                               plan.pretrained_model, ns,
+                                               "spec.pretrainedModel.name", &invalid);
   }
-  struct DatasetRef {
-    std::string url;
-    bool is_dir = false;
-  };
-  std::vector<DatasetRef> datasets(fl.training_workers.size());
+  std::vector<StorageRef> datasets(fl.training_workers.size());
   for (size_t i = 0; i < fl.training_workers.size(); ++i) {
-    std::string format;
-    datasets[i].url = UrlOf(inputs.dataset, api::kinds::kDataset,
-                            fl.training_workers[i].dataset.name, ns,
-                            api::JoinPath(api::IndexPath("spec.trainingWorkers", i), "dataset.name"),
-                            &invalid, &format);
-    datasets[i].is_dir = format == "dir";
+    datasets[i] = ReferencedStorage<api::Dataset>(
+        inputs.dataset, api::kinds::kDataset, fl.training_workers[i].dataset.name, ns,
+        api::JoinPath(api::IndexPath("spec.trainingWorkers", i), "dataset.name"), &invalid);
   }
 
   // Placement of the training workers.
   for (size_t i = 0; i < fl.training_workers.size(); ++i) {
     const std::string path = api::JoinPath(api::IndexPath("spec.trainingWorkers", i), "template");
-    const Json& tmpl = fl.training_workers[i].pod_template;
-    static const Json kEmpty = Json::object();
-    const Json* pod_spec = tmpl.is_object() ? kube::FindPath(tmpl, "spec") : nullptr;
-    if (pod_spec == nullptr) pod_spec = &kEmpty;
-    absl::StatusOr<Placement> placement = PlacePodSpec(*pod_spec, inputs.nodes);
+    const Json& pod_spec = api::TemplatePodSpec(fl.training_workers[i].pod_template);
+    absl::StatusOr<Placement> placement = PlacePodSpec(pod_spec, inputs.nodes);
     if (!placement.ok()) {
-      absl::Status detailed = ValidateNodeSelection(*pod_spec, api::JoinPath(path, "spec"));
+      absl::Status detailed = ValidateNodeSelection(pod_spec, api::JoinPath(path, "spec"));
       api::AddInvalid(api::JoinPath(path, "spec"),
                       std::string(detailed.ok() ? placement.status().message() : detailed.message()),
                       &invalid);
@@ -245,10 +251,10 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   const std::string agg_service = api::ServiceName(name, api::worker_types::kAggregation);
   const std::string transmitter = plan.transmitter;
   std::vector<StorageMount> shared_mounts;
-  shared_mounts.push_back({std::string(env::kModelUrl), {model_url}, false, false,
+  shared_mounts.push_back({std::string(env::kModelUrl), {model.url}, false, false,
                            absl::StrCat("model \"", plan.aggregation_model, "\" (spec.url)")});
-  if (!pretrained_url.empty()) {
-    shared_mounts.push_back({std::string(env::kPretrainedModelUrl), {pretrained_url}, true, false,
+  if (!pretrained.url.empty()) {
+    shared_mounts.push_back({std::string(env::kPretrainedModelUrl), {pretrained.url}, true, false,
                              absl::StrCat("model \"", plan.pretrained_model, "\" (spec.url)")});
   }
   if (fl.transmitter.has_value() && fl.transmitter->s3.has_value()) {
@@ -258,8 +264,7 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   }
   // The S3 part of each pod: the one Secret its s3:// URLs name (read once per plan).
   std::vector<std::string> shared_secrets = {
-      CredentialNameOf(inputs.model, plan.aggregation_model, model_url),
-      CredentialNameOf(inputs.model, plan.pretrained_model, pretrained_url)};
+      S3CredentialOf(model), S3CredentialOf(pretrained)};
   if (fl.transmitter.has_value() && fl.transmitter->s3.has_value()) {
     shared_secrets.push_back(fl.transmitter->s3->credential_name);
   }
@@ -324,15 +329,16 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
     train.env.push_back({std::string(env::kModelName), plan.aggregation_model});
     train.env.push_back({std::string(env::kDatasetName), t.dataset});
     train.env.push_back({std::string(env::kTransmitter), transmitter});
-    train.mounts.push_back({std::string(env::kTrainDatasetUrl), {datasets[t.worker_index].url}, true,
-                            datasets[t.worker_index].is_dir,
+    const StorageRef& dataset = datasets[t.worker_index];
+    train.mounts.push_back({std::string(env::kTrainDatasetUrl), {dataset.url}, true,
+                            dataset.format == "dir",
                             absl::StrCat("dataset \"", t.dataset, "\" (spec.url)")});
     train.mounts.insert(train.mounts.end(), shared_mounts.begin(), shared_mounts.end());
     train.host_network = true;
     train.dns_policy = "ClusterFirstWithHostNet";
     train.restart_policy = "OnFailure";
     std::vector<std::string> train_secrets = shared_secrets;
-    train_secrets.push_back(CredentialNameOf(inputs.dataset, t.dataset, datasets[t.worker_index].url));
+    train_secrets.push_back(S3CredentialOf(dataset));
     if (!s3_for(std::move(train_secrets),
                 api::IndexPath("spec.trainingWorkers", t.worker_index), &train.s3)) {
       return plan;

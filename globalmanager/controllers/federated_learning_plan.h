@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/federated_learning_job.h"
 #include "common/job/job_spec.h"
 #include "common/job/job_status.h"
 #include "common/kube/errors.h"
@@ -88,6 +89,8 @@ struct FlTrainingTask {
 struct FlPlan {
   // Non-empty: the spec cannot work; nothing else below is meaningful.
   std::vector<kube::StatusCause> invalid;
+
+  api::FederatedLearningJob job;  // The job as parsed (empty when it does not parse).
 
   job::JobSpec spec;  // runPolicy (cleanPodPolicy defaulted to None) + the tasks above.
   std::vector<FlTrainingTask> training;

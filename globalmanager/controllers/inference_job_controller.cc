@@ -36,12 +36,6 @@ namespace v1 = edge::v1;
 
 constexpr char kModelIndex[] = "inference-job-models";
 
-std::vector<std::string> ModelRefs(const Json& object) {
-  std::string name = kube::StringAt(object, "spec.model.name");
-  if (name.empty()) return {};
-  return {kube::MakeKey(kube::Namespace(object), name)};
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::Create(
@@ -54,8 +48,14 @@ absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::
   }
   std::unique_ptr<InferenceJobController> controller(
       new InferenceJobController(context, kind, options));
+  // The Model a job refers to, from its plan (an invalid job waits for its user's edit, not for
+  // a Model).
   kube::Indexers indexers;
-  indexers[kModelIndex] = &ModelRefs;
+  indexers[kModelIndex] = [plan_of = kind.plan](const Json& object) -> std::vector<std::string> {
+    absl::StatusOr<InferenceJobPlan> plan = plan_of(object);
+    if (!plan.ok() || plan->model_name.empty()) return {};
+    return {kube::MakeKey(kube::Namespace(object), plan->model_name)};
+  };
   RETURN_IF_ERROR(controller->jobs_->AddIndexers(std::move(indexers)));
   RETURN_IF_ERROR(RegisterReportSink(context, kind.kind, controller.get()));
   return controller;
@@ -244,20 +244,9 @@ void InferenceJobController::RestartStalePods(const std::string& key, const Json
                                               const std::vector<ObjectPtr>& pods,
                                               const std::string& hash,
                                               absl::Status* delete_error) {
-  int deleted = 0;
-  for (const ObjectPtr& pod : pods) {
-    // A terminating pod is already on its way out; the library's slot waits for it.
-    if (kube::IsBeingDeleted(*pod)) continue;
-    std::optional<std::string> built_from = kube::Annotation(*pod, kTemplateHashAnnotation);
-    if (!built_from.has_value() || *built_from == hash) continue;
-    absl::Status s = job::DeleteExpected(*context().client, expectations_, key,
-                                         kube::resources::Pods(), *pod);
-    if (!s.ok()) {
-      if (!absl::IsNotFound(s) && delete_error->ok()) *delete_error = s;
-      continue;
-    }
-    ++deleted;
-  }
+  const int deleted = job::DeletePodsExpected(*context().client, expectations_, key,
+                                              job::StalePods(pods, kTemplateHashAnnotation, hash),
+                                              delete_error);
   if (deleted == 0) return;
   const std::string message =
       absl::StrCat("the spec changed: recreating ", deleted, " pod(s) from the new template");

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/api/json_fields.h"
+#include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/log/log.h"
@@ -41,20 +42,16 @@ std::string Requester(const std::string& key) { return absl::StrCat(ToAbsl(kKind
 // The Models a service names, as "namespace/name" (for the index).
 std::vector<std::string> ModelKeys(const Json& object) {
   std::vector<std::string> keys;
+  std::optional<api::JointInferenceService> parsed = ReadSpec<api::JointInferenceService>(object);
+  if (!parsed.has_value()) return keys;
   const std::string ns = kube::Namespace(object);
-  for (const char* path : {"spec.edgeWorker.model.name", "spec.cloudWorker.model.name"}) {
-    std::string name = kube::StringAt(object, path);
-    if (!name.empty()) keys.push_back(kube::MakeKey(ns, name));
+  for (const std::string* name :
+       {&parsed->spec.edge_worker.model.name, &parsed->spec.cloud_worker.model.name}) {
+    if (!name->empty()) keys.push_back(kube::MakeKey(ns, *name));
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
-}
-
-const Json& SpecOf(const Json& object, const char* worker) {
-  static const Json kEmpty = Json::object();
-  const Json* spec = kube::FindPath(object, absl::StrCat("spec.", worker, ".template.spec"));
-  return spec != nullptr && spec->is_object() ? *spec : kEmpty;
 }
 
 std::string Lines(const std::vector<std::string>& items) { return absl::StrJoin(items, "; "); }
@@ -121,7 +118,12 @@ void JointInferenceController::EnqueueModelReferrers(const Json& model) {
 
 void JointInferenceController::EnqueueSelectingServices() {
   for (const kube::ObjectPtr& service : services_->GetLister().List()) {
-    if (SelectsNodes(SpecOf(*service, "edgeWorker"))) Enqueue(kube::Key(*service));
+    std::optional<api::JointInferenceService> parsed =
+        ReadSpec<api::JointInferenceService>(*service);
+    if (parsed.has_value() &&
+        SelectsNodes(api::TemplatePodSpec(parsed->spec.edge_worker.pod_template))) {
+      Enqueue(kube::Key(*service));
+    }
   }
 }
 
@@ -142,9 +144,8 @@ void JointInferenceController::Record(const Json& object, kube::EventType type,
 JointInferenceController::Plan JointInferenceController::MakePlan(const Json& object) const {
   Plan plan;
   // Only the spec decides; a malformed status is ours to rewrite.
-  Json spec_only = object;
-  spec_only.erase("status");
-  absl::StatusOr<api::JointInferenceService> parsed = api::JointInferenceService::FromJson(spec_only);
+  absl::StatusOr<api::JointInferenceService> parsed =
+      ParseWithoutStatus<api::JointInferenceService>(object);
   if (!parsed.ok()) {
     plan.kind = Plan::Kind::kInvalid;
     plan.causes = kube::Causes(parsed.status());
@@ -157,7 +158,7 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
   }
   plan.service = *std::move(parsed);
   plan.causes = plan.service.Validate();
-  const Json& edge_spec = SpecOf(object, "edgeWorker");
+  const Json& edge_spec = api::TemplatePodSpec(plan.service.spec.edge_worker.pod_template);
   if (absl::Status s = ValidateNodeSelection(edge_spec, "spec.edgeWorker.template.spec"); !s.ok()) {
     plan.causes.push_back({std::string(api::cause_reasons::kInvalid), std::string(s.message()),
                            "spec.edgeWorker.template.spec"});
@@ -180,8 +181,10 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
       missing.push_back(absl::StrCat("model \"", name, "\" not found in namespace ", ns));
       return;
     }
-    *url = kube::StringAt(**model, "spec.url");
-    *credential_name = kube::StringAt(**model, "spec.credentialName");
+    std::optional<api::Model> parsed_model = ReadSpec<api::Model>(**model);
+    if (!parsed_model.has_value()) return;  // Malformed: no url (its own status says why).
+    *url = parsed_model->spec.url;
+    *credential_name = parsed_model->spec.credential_name;
   };
   url_of(plan.service.spec.edge_worker.model.name, &urls.edge, &edge_credential);
   if (plan.service.spec.cloud_worker.model.name != plan.service.spec.edge_worker.model.name ||

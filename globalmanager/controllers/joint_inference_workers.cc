@@ -154,7 +154,6 @@ absl::StatusOr<JiChildren> BuildJointInferenceChildren(const Json& object,
   }
 
   // Edge worker(s).
-  const Json* hem_params = kube::FindPath(object, "spec.edgeWorker.hardExampleMining.parameters");
   WorkerInput edge_in{
       kEdge,
       "spec.edgeWorker",
@@ -166,7 +165,7 @@ absl::StatusOr<JiChildren> BuildJointInferenceChildren(const Json& object,
        {std::string(api::env::kHemName), edge.hard_example_mining.name},
        {std::string(api::env::kHemParameters),
         HemParametersJson(edge.hard_example_mining.parameters,
-                          hem_params != nullptr && hem_params->is_array())}},
+                          edge.hard_example_mining.parameters_set)}},
       models.edge_s3};
   std::vector<std::string> edge_nodes;  // "" = the single edge Deployment
   if (edge_placement.mode == Placement::Mode::kSelector) {

@@ -2,7 +2,7 @@
 
 // The status fields Sedna's job kinds that run on the common job library (FederatedLearningJob,
 // VideoAnalyticsJob, ReidJob) share, from the library's JobStatus: pure functions on the status
-// JSON, and the status write of their reconcile.
+// JSON (their reconcile writes them with WriteLibraryJobStatus, status_writer.h).
 
 #include <functional>
 #include <optional>
@@ -38,14 +38,5 @@ void PutLibraryJobCounts(const job::JobStatus& js, kube::Json* status);
 // Appends `condition` to status.conditions as a bounded history (api::AppendCondition); writes
 // the list only when it changed.
 void AppendSednaCondition(api::Condition condition, absl::Time now, kube::Json* status);
-
-// The reconcile's status write of the job `key` (identity `id`, `object` as cached): WriteStatus
-// with `apply`; after a write, the library's status fence moves past it
-// (Expectations::ExpectStatus) so the next pass does not act on the stale cache. nullopt when the
-// job is gone meanwhile.
-absl::StatusOr<std::optional<StatusWrite>> WriteLibraryJobStatus(
-    kube::KubeClient& client, const kube::Resource& resource, const job::JobIdentity& id,
-    const kube::ObjectPtr& object, const std::function<void(kube::Json*)>& apply,
-    job::Expectations& expectations, const std::string& key);
 
 }  // namespace nereid::gm

@@ -18,6 +18,7 @@
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
 #include "globalmanager/controllers/edge_objects.h"
+#include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
 #include "globalmanager/controllers/status_writer.h"
@@ -341,6 +342,12 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
                 reasons::kVerificationFailed, absl::StrCat(reason, ": ", message));
   }
   return ReportOutcome::Accepted();
+}
+
+absl::StatusOr<std::unique_ptr<GmController>> MakeModelController(ControllerContext& context) {
+  absl::StatusOr<std::unique_ptr<ModelController>> controller = ModelController::Create(context);
+  if (controller.ok()) context.models = controller->get();
+  return AsGmController(std::move(controller));
 }
 
 }  // namespace nereid::gm

@@ -119,4 +119,9 @@ class ModelController final : public ReconcilingController,
   EdgePlacements placements_;
 };
 
+// The DefaultRegistry entry: always created (the job kinds read Models, so their CRD is part of
+// every install, not optional like the workload kinds'), and first: it sets context.models, the
+// ModelRequirements the controllers created after it use.
+absl::StatusOr<std::unique_ptr<GmController>> MakeModelController(ControllerContext& context);
+
 }  // namespace nereid::gm

@@ -68,16 +68,8 @@ ControllerRegistry DefaultRegistry() {
   ControllerRegistry registry;
   // Each line: a kind's controller. Order: Model first (its ModelRequirements go into the context
   // for the controllers after it).
-  absl::Status status = registry.Add(
-      "Model", [](ControllerContext& context) -> absl::StatusOr<std::unique_ptr<GmController>> {
-        absl::StatusOr<std::unique_ptr<ModelController>> controller =
-            ModelController::Create(context);
-        if (controller.ok()) context.models = controller->get();
-        return AsGmController(std::move(controller));
-      });
-  status.Update(registry.Add("Dataset", [](ControllerContext& context) {
-    return AsGmController(DatasetController::Create(context));
-  }));
+  absl::Status status = registry.Add("Model", MakeModelController);
+  status.Update(registry.Add("Dataset", MakeDatasetController));
   status.Update(registry.Add("JointInferenceService", MakeJointInferenceController));
   status.Update(registry.Add("DistributedJob", MakeDistributedJobController));
   status.Update(registry.Add("FederatedLearningJob", MakeFederatedLearningController));

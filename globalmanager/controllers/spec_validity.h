@@ -13,6 +13,11 @@
 // that vanished meanwhile is not an error. SpecValidityOptions cover kinds whose status has no
 // top-level reason/message, or whose status.conditions is a history of another schema (the
 // SpecValid condition then lives in another list, e.g. status.jobConditions).
+//
+// Every kind but one: DistributedJob is the common job library as a kind, and the library fails a
+// job whose spec it refuses (Failed/InvalidSpec, finished: common/job/README.md "Invalid specs"),
+// so its controller does that for a spec that does not parse too, rather than wait on
+// SpecValid=False for an edit.
 
 #include <optional>
 #include <string>
@@ -54,15 +59,22 @@ absl::Status RecordSpecInvalid(const ControllerContext& context, const kube::Res
 absl::Status RecordSpecValid(const ControllerContext& context, const kube::Resource& resource,
                              const kube::ObjectPtr& object, bool top_level_reason = true);
 
+// T::FromJson of `object` without its status (a malformed status is ours to rewrite, and must
+// never make a spec unreadable).
+template <typename T>
+absl::StatusOr<T> ParseWithoutStatus(const kube::Json& object) {
+  kube::Json spec_only = object;
+  if (spec_only.is_object()) spec_only.erase("status");
+  return T::FromJson(spec_only);
+}
+
 // Parses `object` into its typed common/api struct T once (its status ignored: a malformed status
 // is ours to rewrite) and checks it: the type errors (with field paths), else T::Validate()'s
 // problems, are appended to `causes`. nullopt when it does not parse; the parsed object otherwise,
 // valid only if no cause was added.
 template <typename T>
 std::optional<T> ParseSpec(const kube::Json& object, std::vector<kube::StatusCause>* causes) {
-  kube::Json spec_only = object;
-  spec_only.erase("status");
-  absl::StatusOr<T> parsed = T::FromJson(spec_only);
+  absl::StatusOr<T> parsed = ParseWithoutStatus<T>(object);
   if (!parsed.ok()) {
     std::vector<kube::StatusCause> found = kube::Causes(parsed.status());
     if (found.empty()) {
@@ -73,6 +85,17 @@ std::optional<T> ParseSpec(const kube::Json& object, std::vector<kube::StatusCau
   }
   std::vector<kube::StatusCause> invalid = parsed->Validate();
   causes->insert(causes->end(), invalid.begin(), invalid.end());
+  return *std::move(parsed);
+}
+
+// `object` parsed into T as ParseSpec does, without checking it: nullopt when it does not parse.
+// For readers that need a field or two of an object they do not reconcile here (an index, a
+// referenced Dataset or Model, a report): a malformed spec is reported by the object's own
+// Reconcile, and reads as empty fields here.
+template <typename T>
+std::optional<T> ReadSpec(const kube::Json& object) {
+  absl::StatusOr<T> parsed = ParseWithoutStatus<T>(object);
+  if (!parsed.ok()) return std::nullopt;
   return *std::move(parsed);
 }
 

@@ -6,6 +6,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/api/dataset.h"
+#include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
 #include "common/job/event_reasons.h"
@@ -177,9 +179,12 @@ bool StagedJobController::Resolve(const StagedJob& job, StagedRefs* refs, std::s
     *message = absl::StrCat("waiting for Dataset ", job.dataset.name, " in namespace ", ns);
     return false;
   }
-  refs->dataset_node = kube::StringAt(**dataset, "spec.nodeName");
-  refs->dataset_url = kube::StringAt(**dataset, "spec.url");
-  refs->dataset_format = kube::StringAt(**dataset, "spec.format");
+  // A Dataset or Model that does not parse reads as empty (its own status says why).
+  const api::DatasetSpec dataset_spec =
+      ReadSpec<api::Dataset>(**dataset).value_or(api::Dataset{}).spec;
+  refs->dataset_node = dataset_spec.node_name;
+  refs->dataset_url = dataset_spec.url;
+  refs->dataset_format = dataset_spec.format;
   if (refs->dataset_node.empty()) {
     *reason = std::string(kDatasetNotFound);
     *message = absl::StrCat("Dataset ", job.dataset.name, " has no spec.nodeName");
@@ -192,9 +197,8 @@ bool StagedJobController::Resolve(const StagedJob& job, StagedRefs* refs, std::s
       *message = absl::StrCat("waiting for Model ", name, " in namespace ", ns);
       return false;
     }
-    refs->models[name] = ModelRef{kube::StringAt(**model, "spec.url"),
-                                  kube::StringAt(**model, "spec.format"),
-                                  kube::StringAt(**model, "spec.credentialName")};
+    const api::ModelSpec model_spec = ReadSpec<api::Model>(**model).value_or(api::Model{}).spec;
+    refs->models[name] = ModelRef{model_spec.url, model_spec.format, model_spec.credential_name};
   }
   return true;
 }

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/api/dataset.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
+#include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/stage_data.h"
 #include "globalmanager/controllers/stage_machine.h"
 #include "globalmanager/controllers/staged_job_controller.h"
@@ -76,7 +78,8 @@ ReportOutcome StagedJobController::HandleTrigger(std::string_view node,
         if (absl::StatusOr<ObjectPtr> ds =
                 datasets_->GetLister().GetByKey(kube::MakeKey(ref.namespace_(), job.dataset.name));
             ds.ok()) {
-          dataset_node = kube::StringAt(**ds, "spec.nodeName");
+          std::optional<api::Dataset> dataset = ReadSpec<api::Dataset>(**ds);
+          if (dataset.has_value()) dataset_node = dataset->spec.node_name;
         }
         std::string deploy_node = kube::StringAt(*status, "stageNodes.deploy");
         if (deploy_node.empty()) deploy_node = st::PinnedNode(job.deploy_template, dataset_node);

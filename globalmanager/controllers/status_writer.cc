@@ -88,4 +88,23 @@ absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Re
   return last;
 }
 
+absl::StatusOr<std::optional<StatusWrite>> WriteLibraryJobStatus(
+    kube::KubeClient& client, const kube::Resource& resource, const job::JobIdentity& id,
+    const kube::ObjectPtr& object, const std::function<void(kube::Json*)>& apply,
+    job::Expectations& expectations, const std::string& key) {
+  absl::StatusOr<StatusWrite> write = WriteStatus(
+      client, resource, id.ns, id.name, id.uid,
+      [&](const kube::Json&, kube::Json* status) -> absl::Status {
+        apply(status);
+        return absl::OkStatus();
+      },
+      object);
+  if (!write.ok()) {
+    if (absl::IsNotFound(write.status())) return std::nullopt;  // Gone meanwhile.
+    return write.status();
+  }
+  if (write->written) expectations.ExpectStatus(key, kube::ResourceVersion(write->object));
+  return *std::move(write);
+}
+
 }  // namespace nereid::gm

@@ -24,9 +24,13 @@
 // attempts ran out; other API errors as they are.
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/job/expectations.h"
+#include "common/job/pod_builder.h"
 #include "common/kube/client.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
@@ -53,5 +57,15 @@ absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Re
                                         std::string_view expected_uid, const StatusMutator& mutate,
                                         kube::ObjectPtr cached = nullptr,
                                         int max_fresh_attempts = kMaxFreshStatusAttempts);
+
+// The status write of a reconcile on the common job library (common/job) for the job `key`
+// (identity `id`, `object` as cached): WriteStatus with `apply`; after a write, the library's
+// status fence moves past it (Expectations::ExpectStatus) so the next pass does not act on the
+// stale cache. nullopt when the job is gone meanwhile. `apply` runs again on a fresh read after a
+// conflict, so what the pass counted (a restart) is not lost to a concurrent spec edit.
+absl::StatusOr<std::optional<StatusWrite>> WriteLibraryJobStatus(
+    kube::KubeClient& client, const kube::Resource& resource, const job::JobIdentity& id,
+    const kube::ObjectPtr& object, const std::function<void(kube::Json*)>& apply,
+    job::Expectations& expectations, const std::string& key);
 
 }  // namespace nereid::gm

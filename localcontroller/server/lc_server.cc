@@ -11,10 +11,10 @@
 #include "absl/memory/memory.h"
 #include "common/http/http_listener.h"
 #include "common/log/log.h"
+#include "common/net/host_port.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "localcontroller/server/api_json.h"
-#include "localcontroller/server/listen_address.h"
 #include "localcontroller/server/router.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -81,7 +81,8 @@ class LcServer::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Listen() {
-    ASSIGN_OR_RETURN(ListenAddress address, ParseListenAddress(options_.listen));
+    ASSIGN_OR_RETURN(net::HostPort address,
+                     net::ParseHostPort(options_.listen, net::kAllInterfaces));
     HttpListenerOptions listener;
     listener.host = address.host;
     listener.port = address.port;
@@ -103,7 +104,7 @@ class LcServer::Impl {
 
   int port() const { return listener_->port(); }
   std::string url() const {
-    return absl::StrCat("http://", ListenAddress{host_, port()}.ToString());
+    return absl::StrCat("http://", net::HostPort{host_, port()}.ToString());
   }
 
  private:

@@ -14,7 +14,7 @@
 #include "common/job/quantity.h"
 #include "common/kube/config.h"
 #include "common/kube/selector.h"
-#include "localcontroller/server/listen_address.h"
+#include "common/net/host_port.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace nereid {
@@ -86,13 +86,13 @@ void ServerAddress(std::string_view text) {
 }
 
 void ListenAddress(std::string_view text) {
-  absl::StatusOr<lc::server::ListenAddress> address = lc::server::ParseListenAddress(text);
+  absl::StatusOr<net::HostPort> address = net::ParseHostPort(text, net::kAllInterfaces);
   if (!address.ok()) {
     FUZZ_CHECK(absl::IsInvalidArgument(address.status()));
     return;
   }
-  absl::StatusOr<lc::server::ListenAddress> again =
-      lc::server::ParseListenAddress(address->ToString());
+  absl::StatusOr<net::HostPort> again =
+      net::ParseHostPort(address->ToString(), net::kAllInterfaces);
   FUZZ_CHECK(again.ok());
   FUZZ_CHECK(again->ToString() == address->ToString());
 }

@@ -152,6 +152,8 @@ TEST_CASE("controller: an object that does not parse fails with InvalidSpec, onc
   CHECK(f.Pods().empty());
   // Not rewritten on later passes.
   int patches = f.client.CountActions(fakes::Verb::kPatch, "distributedjobs.sedna.io");
+  int status_updates =
+      f.client.CountActions(fakes::Verb::kUpdateStatus, "distributedjobs.sedna.io");
   int64_t reconciles = f.Reconciles();
   REQUIRE(f.client
               .Patch(job::DistributedJobs(), "ns", "bad", kube::PatchType::kMerge,
@@ -159,7 +161,9 @@ TEST_CASE("controller: an object that does not parse fails with InvalidSpec, onc
               .ok());
   REQUIRE(Eventually([&] { return f.Reconciles() > reconciles; }));  // It looked again...
   CHECK(f.client.CountActions(fakes::Verb::kPatch, "distributedjobs.sedna.io") ==
-        patches + 1);  // ...and wrote nothing (the +1 is the label patch above).
+        patches + 1);  // ...and wrote nothing (the +1 is the label patch above)...
+  CHECK(f.client.CountActions(fakes::Verb::kUpdateStatus, "distributedjobs.sedna.io") ==
+        status_updates);  // ...neither as a patch nor as a status update.
 }
 
 }  // namespace

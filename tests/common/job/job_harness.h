@@ -36,6 +36,19 @@ class NullReconciler final : public kube::Reconciler {
   }
 };
 
+// The harness's status write (the GM's controllers write through gm::WriteStatus): the whole
+// .status by a JSON patch, then the status fence.
+inline absl::Status WriteJobStatus(kube::KubeClient* client, const kube::Resource& resource,
+                                   const Json& object, const Json& status_json,
+                                   Expectations* expectations) {
+  absl::StatusOr<Json> written = client->Patch(
+      resource, kube::Namespace(object), kube::Name(object), kube::PatchType::kJson,
+      Json::array({{{"op", "add"}, {"path", "/status"}, {"value", status_json}}}), "status");
+  if (!written.ok()) return written.status();
+  expectations->ExpectStatus(kube::Key(object), kube::ResourceVersion(*written));
+  return absl::OkStatus();
+}
+
 inline Json Template(const std::string& container = "main") {
   return {{"spec", {{"containers", Json::array({{{"name", container}, {"image", "busybox"}}})}}}};
 }

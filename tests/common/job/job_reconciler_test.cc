@@ -18,6 +18,7 @@ using kube::Json;
 using testing::Harness;
 using testing::JobJson;
 using testing::TaskJson;
+using testing::WriteJobStatus;
 
 std::string CondStatus(const JobStatus& st, std::string_view type) {
   const JobCondition* c = st.FindCondition(type);

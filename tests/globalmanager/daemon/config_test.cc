@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/net/host_port.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::gm {
@@ -284,11 +285,11 @@ TEST_CASE("clear errors for malformed config files") {
 }
 
 TEST_CASE("ParseHostPort") {
-  CHECK(ParseHostPort("0.0.0.0:9000")->port == 9000);
-  CHECK(ParseHostPort("[::]:0")->host == "::");
-  CHECK_FALSE(ParseHostPort(":80").ok());
-  CHECK_FALSE(ParseHostPort("host:").ok());
-  CHECK_FALSE(ParseHostPort("[::1]9000").ok());
+  CHECK(net::ParseHostPort("0.0.0.0:9000")->port == 9000);
+  CHECK(net::ParseHostPort("[::]:0")->host == "::");
+  CHECK_FALSE(net::ParseHostPort(":80").ok());
+  CHECK_FALSE(net::ParseHostPort("host:").ok());
+  CHECK_FALSE(net::ParseHostPort("[::1]9000").ok());
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "localcontroller/server/listen_address.h"
+#include "common/net/host_port.h"
 
 namespace nereid::lc::server {
 namespace {
@@ -40,21 +40,22 @@ TEST_CASE("the router matches paths with parameters and tells 404 from 405", "[l
 }
 
 TEST_CASE("listen addresses", "[lc][server]") {
-  absl::StatusOr<ListenAddress> a = ParseListenAddress("127.0.0.1:9100");
+  absl::StatusOr<net::HostPort> a = net::ParseHostPort("127.0.0.1:9100", net::kAllInterfaces);
   REQUIRE(a.ok());
   CHECK(a->host == "127.0.0.1");
   CHECK(a->port == 9100);
-  a = ParseListenAddress(":9100");
+  a = net::ParseHostPort(":9100", net::kAllInterfaces);
   REQUIRE(a.ok());
   CHECK(a->host == "0.0.0.0");
-  a = ParseListenAddress("[::1]:0");
+  a = net::ParseHostPort("[::1]:0", net::kAllInterfaces);
   REQUIRE(a.ok());
   CHECK(a->host == "::1");
   CHECK(a->ToString() == "[::1]:0");
   for (const char* bad : {"127.0.0.1", "127.0.0.1:", "127.0.0.1:70000", "127.0.0.1:-1",
                           "127.0.0.1:http", "::1:9100", "[::1]9100", ""}) {
     INFO(bad);
-    CHECK(ParseListenAddress(bad).status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK(net::ParseHostPort(bad, net::kAllInterfaces).status().code() ==
+          absl::StatusCode::kInvalidArgument);
   }
 }
 
