@@ -23,7 +23,7 @@ dataset::DatasetSpec SpecOf(const edge::v1::Resource& resource) {
 
 std::string NsNameKey(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
-std::pair<std::string, std::string> SplitNsNameKey(const std::string& key) {
+NsName SplitNsNameKey(const std::string& key) {
   const size_t slash = key.find('/');
   if (slash == std::string::npos) return {"", key};
   return {key.substr(0, slash), key.substr(slash + 1)};
@@ -90,14 +90,11 @@ void DatasetHandler::Forget(const edge::v1::ObjectRef& ref) {
 
 absl::Status DatasetHandler::OnReport(const dataset::ScanReport& scan) {
   failpoint::Hit(failpoint::kLcDatasetBeforeReport);  // crash tests: checkpoint stored, result not
-  // Named variables, not a structured binding: the lambda below captures them (clang 14 cannot).
-  const std::pair<std::string, std::string> ns_name = SplitNsNameKey(scan.spec.key);
-  const std::string& ns = ns_name.first;
-  const std::string& name = ns_name.second;
+  const NsName ref = SplitNsNameKey(scan.spec.key);
   edge::v1::StatusReport report;
   report.mutable_ref()->set_kind(std::string(net::kKindDataset));
-  report.mutable_ref()->set_namespace_(ns);
-  report.mutable_ref()->set_name(name);
+  report.mutable_ref()->set_namespace_(ref.ns);
+  report.mutable_ref()->set_name(ref.name);
   edge::v1::DatasetStatus* status = report.mutable_dataset();
   *status->mutable_update_time() = net::ToProtoTime(scan.scan_time);
   db::DatasetResult result;
@@ -116,10 +113,10 @@ absl::Status DatasetHandler::OnReport(const dataset::ScanReport& scan) {
     if (!scan.status.ok()) {
       // The last good count stays stored beside the error (the REST API shows it as stale); the
       // GM likewise keeps status.numberOfSamples and sets the Counted condition to False.
-      absl::StatusOr<db::DatasetResult> before = tables.datasets.GetResult(ns, name);
+      absl::StatusOr<db::DatasetResult> before = tables.datasets.GetResult(ref.ns, ref.name);
       if (before.ok()) result.count = before->count;
     }
-    RETURN_IF_ERROR(tables.datasets.PutResult(ns, name, result));
+    RETURN_IF_ERROR(tables.datasets.PutResult(ref.ns, ref.name, result));
     return EnqueueInTransaction(tables, report);
   });
   if (absl::IsNotFound(written)) {
@@ -134,8 +131,8 @@ absl::Status DatasetHandler::OnReport(const dataset::ScanReport& scan) {
 
 absl::Status DatasetHandler::OnCheckpoint(const std::string& key, const std::string& data) {
   failpoint::Hit(failpoint::kLcDatasetBeforeCheckpoint);  // crash tests: counted, nothing stored
-  const auto [ns, name] = SplitNsNameKey(key);
-  absl::Status written = db_->PutFileCheckpoint(ns, name, kDatasetCheckpointPath, data);
+  const NsName ref = SplitNsNameKey(key);
+  absl::Status written = db_->PutFileCheckpoint(ref.ns, ref.name, kDatasetCheckpointPath, data);
   if (absl::IsNotFound(written)) {
     LOG(DEBUG) << "dataset " << key << ": deleted meanwhile, checkpoint dropped";
     return absl::OkStatus();

@@ -52,7 +52,11 @@ class DatasetHandler final : public ResourceHandler {
 };
 
 // "namespace/name" (the monitor's and keeper's key) and back.
+struct NsName {
+  std::string ns;
+  std::string name;
+};
 std::string NsNameKey(const std::string& ns, const std::string& name);
-std::pair<std::string, std::string> SplitNsNameKey(const std::string& key);
+NsName SplitNsNameKey(const std::string& key);
 
 }  // namespace nereid::lc

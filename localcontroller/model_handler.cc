@@ -81,11 +81,11 @@ void ModelHandler::Forget(const edge::v1::ObjectRef& ref) {
 }
 
 absl::Status ModelHandler::OnReport(const model::ModelReport& report) {
-  const auto [ns, name] = SplitNsNameKey(report.spec.key);
+  const NsName ref = SplitNsNameKey(report.spec.key);
   edge::v1::StatusReport status_report;
   status_report.mutable_ref()->set_kind(std::string(net::kKindModel));
-  status_report.mutable_ref()->set_namespace_(ns);
-  status_report.mutable_ref()->set_name(name);
+  status_report.mutable_ref()->set_namespace_(ref.ns);
+  status_report.mutable_ref()->set_name(ref.name);
   edge::v1::ModelStatus* status = status_report.mutable_model();
   status->set_verified(report.check.verified);
   status->set_sha256(report.check.sha256);
@@ -94,7 +94,8 @@ absl::Status ModelHandler::OnReport(const model::ModelReport& report) {
   status->set_error_message(report.check.message);
   absl::Status written = db_->Write([&](db::LcDatabase::Tables& tables) -> absl::Status {
     RETURN_IF_ERROR(StampFromDesired(tables, status_report));
-    RETURN_IF_ERROR(tables.meta.Set(MetaKey(ns, name), model::SerializeCheck(report.check)));
+    RETURN_IF_ERROR(
+        tables.meta.Set(MetaKey(ref.ns, ref.name), model::SerializeCheck(report.check)));
     return EnqueueInTransaction(tables, status_report);
   });
   if (absl::IsNotFound(written)) {
