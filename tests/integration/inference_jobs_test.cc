@@ -246,9 +246,11 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
     // until the Deployments are available.
     cluster.Kubectl({"apply", "-f", "-"}, Example("object-search-service.yaml"));
     cluster.Kubectl({"apply", "-f", "-"}, Example("object-tracking-service.yaml"));
-    for (const auto& [kind, name] : std::vector<std::pair<std::string, std::string>>{
+    for (const auto& service : std::vector<std::pair<std::string, std::string>>{
              {"objectsearchservice", "pedestrian-search"},
              {"objecttrackingservice", "pedestrian-tracking"}}) {
+      const std::string& kind = service.first;  // not a structured binding: the lambda captures it
+      const std::string& name = service.second;
       const std::string selector = absl::StrCat(kind, ".sedna.io/name=", name);
       REQUIRE(testing::WaitFor(
           [&] {
