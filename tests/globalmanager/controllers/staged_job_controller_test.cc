@@ -515,7 +515,8 @@ TEST_CASE("IL: a stage whose Secret is Forbidden, then missing, waits; then runs
   REQUIRE(train.has_value());
   CHECK(EnvOf(*train, "MODEL_URL") == "s3://bucket/il/train/1");
   REQUIRE(Eventually([&] { return SpecValidOf(f.Status("il")).value("status", "") == "True"; }));
-  for (const Json& c : f.Status("il")["conditions"]) CHECK(c["type"] != "Failed");
+  const Json status = f.Status("il");  // a named copy: the loop must not outlive a temporary
+  for (const Json& c : status["conditions"]) CHECK(c["type"] != "Failed");
 }
 
 TEST_CASE("IL without hot update: a deploy restarts the inference worker with the new model") {

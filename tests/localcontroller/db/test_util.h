@@ -57,7 +57,8 @@ inline ObjectRef Ref(std::string kind, std::string ns, std::string name, std::st
 }
 
 inline ObjectRef DatasetRef(std::string ns, std::string name) {
-  return Ref(kDatasetKind, std::move(ns), std::move(name), "uid-" + name);
+  std::string uid = "uid-" + name;  // before `name` is moved: argument order is unspecified
+  return Ref(kDatasetKind, std::move(ns), std::move(name), std::move(uid));
 }
 
 }  // namespace nereid::lc::db::testing
