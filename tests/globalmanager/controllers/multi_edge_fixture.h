@@ -83,11 +83,12 @@ struct ServiceFixture {
   }
   void SetDeploymentStatus(const std::string& name, int available, const kube::Json& conditions) {
     kube::Json d = Get(kube::resources::Deployments(), name);
-    d["status"] = {{"observedGeneration", kube::Generation(d)},
-                   {"replicas", 1},
-                   {"availableReplicas", available},
-                   {"readyReplicas", available}};
-    if (!conditions.is_null()) d["status"]["conditions"] = conditions;
+    kube::Json status = {{"observedGeneration", kube::Generation(d)},
+                         {"replicas", 1},
+                         {"availableReplicas", available},
+                         {"readyReplicas", available}};
+    if (!conditions.is_null()) status["conditions"] = conditions;
+    d["status"] = std::move(status);
     absl::StatusOr<kube::Json> updated = env.client().UpdateStatus(kube::resources::Deployments(), d);
     INFO(updated.status().ToString());
     REQUIRE(updated.ok());
