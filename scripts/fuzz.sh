@@ -6,7 +6,9 @@
 #   scripts/fuzz.sh --long [SECONDS]         every target until 10^7 executions or SECONDS (default
 #                                            1800) each, whichever comes first
 #   scripts/fuzz.sh --target NAME [SECONDS]  one target (default 300 s)
-#   --no-build   use the binaries already in build-fuzz/
+#   --no-build   use the binaries already in the build tree
+#   --build-dir DIR  the build tree (default build-fuzz/); scripts/test.sh passes its sanitizer tree,
+#                    which builds the unit tests and these targets with the same instrumentation
 #
 # Each run starts from the target's seeds (tests/fuzz/corpus/NAME, read only) and its working
 # corpus (build-fuzz/fuzz-corpus/NAME, kept between runs). Crashes, leaks and timeouts are written
@@ -15,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+BUILD=build-fuzz
 mode=""
 seconds=""
 only=""
@@ -26,7 +29,8 @@ while [ $# -gt 0 ]; do
     --target) mode=target; only=${2:?--target needs a name}; shift
               if [[ "${2:-}" =~ ^[0-9]+$ ]]; then seconds=$2; shift; fi ;;
     --no-build) build=0 ;;
-    *) echo "usage: $0 --smoke | --long [SECONDS] | --target NAME [SECONDS] [--no-build]" >&2; exit 2 ;;
+    --build-dir) BUILD=${2:?--build-dir needs a directory}; shift ;;
+    *) echo "usage: $0 --smoke | --long [SECONDS] | --target NAME [SECONDS] [--no-build] [--build-dir DIR]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -46,7 +50,6 @@ TARGETS=(worker_report lc_rest dataset_stream dataset_dir lc_downstream gm_upstr
 if [ -n "$only" ]; then TARGETS=("$only"); fi
 
 JOBS="${JOBS:-2}"
-BUILD=build-fuzz
 if [ "$build" = 1 ]; then
   scripts/install-deps.sh --fuzz
   start=$(date +%s)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs dependencies, configures, builds with -j2 and runs every test.
-# Then (unless NEREID_SKIP_SANITIZE=1) builds again with AddressSanitizer + UBSan and runs the
-# unit tests there. Build trees: build/ and build-asan/.
+# Then (unless NEREID_SKIP_SANITIZE=1) builds again with clang, AddressSanitizer + UBSan, runs the
+# unit tests there and every fuzz target briefly (scripts/fuzz.sh --smoke). Build trees: build/ and
+# build-san/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,12 +27,18 @@ cmake --build build -j"$JOBS"
 echo "test.sh: release build + tests took $(( $(date +%s) - start ))s"
 
 if [ "${NEREID_SKIP_SANITIZE:-0}" != "1" ]; then
+  # One clang tree for both: every library with ASan + UBSan and libFuzzer's coverage hooks, the
+  # unit tests linked against it, and the fuzz targets of tests/fuzz (scripts/fuzz.sh).
   asan_start=$(date +%s)
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNEREID_SANITIZE=ON -DNEREID_BUILD_BENCH=OFF >/dev/null
-  cmake --build build-asan -j"$JOBS"
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j"$JOBS" -L unit --timeout 600)
-  echo "test.sh: sanitizer build + unit tests took $(( $(date +%s) - asan_start ))s"
+  scripts/install-deps.sh --fuzz
+  CC=clang CXX=clang++ cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Debug -DNEREID_FUZZ=ON \
+    -DNEREID_BUILD_BENCH=OFF -DNEREID_STATIC_GRPC_DIR= >/dev/null
+  cmake --build build-san -j"$JOBS"
+  (cd build-san && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j"$JOBS" -L 'unit|fuzz' --timeout 600)
+  echo "test.sh: sanitizer build + unit tests + fuzz seed replay took $(( $(date +%s) - asan_start ))s"
+  # Every fuzz target for a few seconds from its seeds: what a change broke in a parser shows here.
+  SMOKE_SECONDS="${SMOKE_SECONDS:-10}" scripts/fuzz.sh --smoke --no-build --build-dir build-san
 fi
 
 # The main job end to end (added by the deploy/quickstart work): scripts/quickstart.sh --check starts
