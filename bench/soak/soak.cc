@@ -172,6 +172,14 @@ void Soak::AddColumns(SoakSampler& sampler) {
   sampler.AddColumn("gm_hub_queue_max",
                     [this] { return MetricMax(gm_metrics_, "nereid_edgehub_queue_depth"); },
                     kQueueFloor, "queue depths");
+  // The controllers' work queues: keys ready for a worker, and keys waiting out a backoff (a
+  // retry that never ends would grow here), summed over the controllers.
+  sampler.AddColumn("gm_workqueue_depth",
+                    [this] { return MetricValue(gm_metrics_, "nereid_gm_workqueue_depth"); },
+                    kQueueFloor, "queue depths");
+  sampler.AddColumn("gm_workqueue_waiting",
+                    [this] { return MetricValue(gm_metrics_, "nereid_gm_workqueue_waiting"); },
+                    kQueueFloor, "queue depths");
 }
 
 absl::Status Soak::Run() {
