@@ -180,6 +180,7 @@ absl::Status Reflector::ListAndReplace() {
       // List items may omit apiVersion/kind; the cache hands out complete objects.
       if (!item.contains("apiVersion")) item["apiVersion"] = resource_.ApiVersion();
       if (!item.contains("kind")) item["kind"] = resource_.kind;
+      if (options_.transform) options_.transform(item);
       objects.push_back(std::make_shared<const Json>(std::move(item)));
     }
     list_rv = list->resource_version;
@@ -265,6 +266,7 @@ Reflector::WatchOutcome Reflector::WatchOnce() {
     }
     ++events;
     consecutive_gone_ = 0;
+    if (options_.transform) options_.transform(event.object);
     ObjectPtr object = std::make_shared<const Json>(std::move(event.object));
     switch (event.type) {
       case WatchEvent::Type::kAdded:

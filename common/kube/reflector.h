@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/kube/cache_transform.h"
 #include "common/kube/client.h"
 #include "common/kube/object.h"
 #include "common/kube/resource.h"
@@ -73,6 +74,8 @@ struct ReflectorOptions {
   std::function<double()> uniform01;
   // Observes each backoff delay before the reflector waits it out (metrics, tests).
   std::function<void(absl::Duration)> on_backoff;
+  // Applied to every listed or watched object before the store sees it; null: none.
+  ObjectTransform transform;
 };
 
 class Reflector {

@@ -42,7 +42,8 @@ struct InformerOptions {
   absl::Duration resync_period = absl::ZeroDuration();
   // Indexes in addition to kNamespaceIndex and kControllerUidIndex.
   Indexers indexers;
-  // Paging, watch timeout, backoff; its ns/selectors are taken from the fields above.
+  // Paging, watch timeout, backoff, the cache transform (cache_transform.h); its ns/selectors are
+  // taken from the fields above.
   ReflectorOptions reflector;
 };
 

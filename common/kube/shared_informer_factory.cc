@@ -5,10 +5,12 @@
 namespace nereid::kube {
 
 SharedInformerFactory::SharedInformerFactory(KubeClient* client, Clock* clock,
-                                             absl::Duration default_resync)
+                                             absl::Duration default_resync,
+                                             TransformFor default_transform)
     : client_(client),
       clock_(clock != nullptr ? clock : Clock::Real()),
-      default_resync_(default_resync) {}
+      default_resync_(default_resync),
+      default_transform_(std::move(default_transform)) {}
 
 SharedInformerFactory::~SharedInformerFactory() { Stop(); }
 
@@ -18,6 +20,9 @@ SharedInformer* SharedInformerFactory::Informer(const Resource& resource, Inform
   auto it = informers_.find(key);
   if (it != informers_.end()) return it->second.get();
   if (options.resync_period == absl::ZeroDuration()) options.resync_period = default_resync_;
+  if (!options.reflector.transform && default_transform_) {
+    options.reflector.transform = default_transform_(resource);
+  }
   auto informer = std::make_unique<SharedInformer>(client_, resource, std::move(options), clock_);
   SharedInformer* raw = informer.get();
   informers_.emplace(std::move(key), std::move(informer));

@@ -5,6 +5,7 @@
 // SharedInformerFactory). Informers asked for before Start() start with it; Start() may be called
 // again after asking for more. Thread-safe.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,9 +23,14 @@ namespace nereid::kube {
 
 class SharedInformerFactory {
  public:
+  // What informers whose options set no transform drop from objects before caching them
+  // (cache_transform.h); null: nothing.
+  using TransformFor = std::function<ObjectTransform(const Resource&)>;
+
   // `default_resync` applies to informers whose options leave resync_period at zero.
   SharedInformerFactory(KubeClient* client, Clock* clock = nullptr,
-                        absl::Duration default_resync = absl::ZeroDuration());
+                        absl::Duration default_resync = absl::ZeroDuration(),
+                        TransformFor default_transform = nullptr);
   ~SharedInformerFactory();
 
   // The informer for this resource and options' ns/selectors; the first caller's other options
@@ -40,6 +46,7 @@ class SharedInformerFactory {
   KubeClient* const client_;
   Clock* const clock_;
   const absl::Duration default_resync_;
+  const TransformFor default_transform_;
   absl::Mutex mu_;
   std::map<Key, std::unique_ptr<SharedInformer>> informers_ ABSL_GUARDED_BY(mu_);
   bool started_ ABSL_GUARDED_BY(mu_) = false;

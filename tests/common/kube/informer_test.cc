@@ -364,6 +364,42 @@ TEST_CASE("informer factory shares one informer per resource and selection", "[i
   factory.Stop();
 }
 
+TEST_CASE("informer factory gives each resource its default cache transform", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  Json pod = Pod("a");
+  pod["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
+  REQUIRE(client.Create(resources::Pods(), "ns", pod).ok());
+  REQUIRE(client.Create(resources::ConfigMaps(), "ns", pod).ok());
+  std::vector<std::string> asked;
+  SharedInformerFactory factory(&client, &clock, absl::ZeroDuration(),
+                                [&](const Resource& resource) -> ObjectTransform {
+                                  asked.push_back(resource.resource);
+                                  if (resource.resource == "pods") return DropManagedFields;
+                                  return nullptr;
+                                });
+  SharedInformer* pods = factory.Informer(resources::Pods());
+  SharedInformer* configmaps = factory.Informer(resources::ConfigMaps());
+  InformerOptions own;
+  own.label_selector = "app=web";
+  own.reflector.transform = [](Json& object) { object["metadata"]["labels"]["seen"] = "own"; };
+  SharedInformer* web = factory.Informer(resources::Pods(), own);
+  factory.Start();
+  REQUIRE(factory.WaitForCacheSync(clock.Now() + absl::Hours(1)));
+  CHECK(asked == std::vector<std::string>{"pods", "configmaps"});  // Not for `own`: it has one.
+  auto cached = [](SharedInformer* informer) {
+    absl::StatusOr<ObjectPtr> object = informer->GetLister().Get("ns", "a");
+    REQUIRE(object.ok());
+    return (**object)["metadata"];
+  };
+  CHECK_FALSE(cached(pods).contains("managedFields"));
+  CHECK(cached(configmaps).contains("managedFields"));
+  const Json web_pod = cached(web);  // Its own transform instead of the default.
+  CHECK(web_pod["labels"]["seen"] == "own");
+  CHECK(web_pod.contains("managedFields"));
+  factory.Stop();
+}
+
 }  // namespace
 }  // namespace nereid::kube
 

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "common/kube/cache_transform.h"
 #include "common/kube/object.h"
 
 namespace nereid::kube {
@@ -35,6 +36,26 @@ TEST_CASE("metadata accessors read the standard fields") {
   CHECK(Key(kPod) == "ns1/p1");
   CHECK(CreationTimestamp(kPod) == absl::FromUnixSeconds(1714557600));
   CHECK_FALSE(IsBeingDeleted(kPod));
+}
+
+TEST_CASE("cache transforms drop the server's bookkeeping and nothing else") {
+  Json object = kPod;
+  object["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
+  object["metadata"]["annotations"][std::string(kLastAppliedAnnotation)] = R"({"kind":"Pod"})";
+  Json managed_only = object;
+  DropManagedFields(managed_only);
+  CHECK_FALSE(managed_only["metadata"].contains("managedFields"));
+  CHECK(managed_only["metadata"]["annotations"].contains(std::string(kLastAppliedAnnotation)));
+  DropManagedFieldsAndLastApplied(object);
+  CHECK(object == kPod);
+
+  // Malformed metadata is left as it is.
+  for (Json odd : {Json{{"metadata", "x"}}, Json{{"metadata", {{"annotations", 3}}}},
+                   Json::object(), Json{{"metadata", nullptr}}}) {
+    const Json before = odd;
+    DropManagedFieldsAndLastApplied(odd);
+    CHECK(odd == before);
+  }
 }
 
 TEST_CASE("ControllerOf picks the controlling owner") {

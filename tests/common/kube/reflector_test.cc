@@ -195,6 +195,33 @@ TEST_CASE("reflector applies watch events and follows bookmarks", "[reflector]")
   CHECK(f.store.Calls().size() == 4);
 }
 
+TEST_CASE("reflector hands the store transformed objects, listed and watched", "[reflector]") {
+  Fixture f;
+  auto with_bookkeeping = [](const std::string& name) {
+    Json pod = Pod(name);
+    pod["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
+    pod["metadata"]["annotations"] = {{std::string(kLastAppliedAnnotation), "{}"}, {"keep", "1"}};
+    return pod;
+  };
+  REQUIRE(f.client.Create(resources::Pods(), "ns", with_bookkeeping("listed")).ok());
+  ReflectorOptions options = TestOptions(&f.backoffs);
+  options.transform = DropManagedFieldsAndLastApplied;
+  Reflector reflector(&f.client, resources::Pods(), &f.store, &f.clock, options);
+  reflector.Start();
+  REQUIRE(Eventually([&] { return f.Watches() == 1; }));
+  REQUIRE(f.client.Create(resources::Pods(), "ns", with_bookkeeping("watched")).ok());
+  REQUIRE(Eventually([&] { return f.store.Count("add") == 1; }));
+
+  const auto calls = f.store.Calls();
+  REQUIRE(calls.size() == 2);
+  for (const ObjectPtr& object : {calls[0].object, calls[1].object}) {
+    INFO(object->dump());
+    CHECK_FALSE((*object)["metadata"].contains("managedFields"));
+    CHECK((*object)["metadata"]["annotations"] == Json{{"keep", "1"}});
+    CHECK((*object)["spec"]["nodeName"] == "n1");
+  }
+}
+
 TEST_CASE("reflector resumes a normally closed watch from the last version without relisting",
           "[reflector]") {
   Fixture f;
