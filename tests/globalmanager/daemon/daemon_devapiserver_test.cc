@@ -184,6 +184,11 @@ TEST_CASE("kubectl-applied Datasets reach their node over mTLS; reports show in 
   std::string table = api.Ok({"get", "datasets"});
   CHECK(Contains(table, "SAMPLES"));
   CHECK(Contains(table, "1234"));
+  // The GM caches Sedna objects without kubectl's last-applied annotation (cache_transform.h);
+  // its status writes leave the server's copy whole, so kubectl apply still finds no change.
+  CHECK(api.GetJson({"dataset", "d1"})["metadata"]["annotations"].contains(
+      "kubectl.kubernetes.io/last-applied-configuration"));
+  CHECK(Contains(api.Ok({"apply", "-f", "-"}, DatasetYaml("d1", "edge-a")), "unchanged"));
 
   // An LC error shows in the ERROR column and as a Warning Event.
   edge::v1::StatusReport error = CountReport(2, d1, 0);
