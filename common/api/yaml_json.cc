@@ -120,8 +120,43 @@ absl::Status MarkedError(const YAML::Mark& mark, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat("line ", mark.line + 1, ": ", message));
 }
 
+// Well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF).
+bool IsUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    size_t length;
+    unsigned char low = 0x80, high = 0xBF;  // Range of the second byte.
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;   // Overlong.
+      if (lead == 0xED) high = 0x9F;  // Surrogates.
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;   // Overlong.
+      if (lead == 0xF4) high = 0x8F;  // Past U+10FFFF.
+    } else {
+      return false;
+    }
+    if (text.size() - i < length || byte(i + 1) < low || byte(i + 1) > high) return false;
+    for (size_t k = 2; k < length; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
 absl::StatusOr<Json> ConvertScalar(const YAML::Mark& mark, const std::string& tag,
                                    const std::string& value) {
+  // JSON text is UTF-8, and a string that is not cannot be serialized again (nlohmann throws).
+  if (!IsUtf8(value)) return MarkedError(mark, "a scalar is not valid UTF-8");
   if (tag == "!") return Json(value);  // Quoted or block scalar: always a string.
   if (tag.rfind(kCoreTag, 0) != 0) return PlainScalar(value);
   const std::string_view type = std::string_view(tag).substr(kCoreTag.size());

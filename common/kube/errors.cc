@@ -91,7 +91,9 @@ absl::Status MakeError(std::string_view reason, std::string_view message,
                        std::vector<StatusCause> causes) {
   absl::Status status(CodeForReason(reason, 0), ToAbsl(message));
   status.SetPayload(kReasonUrl, absl::Cord(ToAbsl(reason)));
-  if (!causes.empty()) status.SetPayload(kCausesUrl, absl::Cord(CausesToJson(causes).dump()));
+  if (!causes.empty()) {
+    status.SetPayload(kCausesUrl, absl::Cord(DumpCompact(CausesToJson(causes))));
+  }
   return status;
 }
 
@@ -114,7 +116,9 @@ absl::Status StatusFromResponse(int http_code, std::string_view body,
   }
   absl::Status status(CodeForReason(reason, http_code), message);
   if (!reason.empty()) status.SetPayload(kReasonUrl, absl::Cord(ToAbsl(reason)));
-  if (!causes.empty()) status.SetPayload(kCausesUrl, absl::Cord(CausesToJson(causes).dump()));
+  if (!causes.empty()) {
+    status.SetPayload(kCausesUrl, absl::Cord(DumpCompact(CausesToJson(causes))));
+  }
   int64_t seconds = 0;
   if (!retry_after.empty() && absl::SimpleAtoi(ToAbsl(retry_after), &seconds) && seconds >= 0) {
     status.SetPayload(kRetryAfterUrl, absl::Cord(std::to_string(seconds)));

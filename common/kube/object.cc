@@ -149,6 +149,10 @@ std::string StringAt(const Json& obj, std::string_view dotted_path) {
   return StringOr(FindPath(obj, dotted_path));
 }
 
+std::string DumpCompact(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string FormatTimestamp(absl::Time time) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
 }

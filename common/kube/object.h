@@ -58,6 +58,9 @@ void SplitKey(std::string_view key, std::string* ns, std::string* name);
 const Json* FindPath(const Json& obj, std::string_view dotted_path);
 std::string StringAt(const Json& obj, std::string_view dotted_path);
 
+// Compact JSON text; invalid UTF-8 in a string is replaced (U+FFFD) instead of thrown.
+std::string DumpCompact(const Json& value);
+
 // RFC 3339 in UTC with second precision, as the API server writes metav1.Time.
 std::string FormatTimestamp(absl::Time time);
 std::optional<absl::Time> ParseTimestamp(std::string_view text);

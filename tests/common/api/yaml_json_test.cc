@@ -127,6 +127,24 @@ TEST_CASE("malformed YAML is a clear error, never an exception") {
   CHECK(missing.status().code() == absl::StatusCode::kNotFound);
 }
 
+TEST_CASE("scalars must be UTF-8: what cannot be serialized again is refused") {
+  // Found by fuzzing (tests/fuzz/RESULTS.md, finding 6): a byte like 0xB7 alone became a JSON
+  // string that nlohmann's dump() throws on.
+  for (const std::string bad : {"name: a\xB7" "b\n", "\xC0\xAF: x\n", "a: \xED\xA0\x80\n",
+                                "a: \xF4\x90\x80\x80\n", "a: \xE2\x82\n", "a: [ok, \xFF]\n"}) {
+    INFO(bad);
+    auto parsed = YamlToJson(bad);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK(std::string(parsed.status().message()).find("not valid UTF-8") != std::string::npos);
+  }
+  auto good = YamlToJson("name: \"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"\nq: \"\\xB7\"\n");
+  REQUIRE(good.ok());
+  CHECK((*good)[0]["name"] == "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  CHECK((*good)[0]["q"] == "\xC2\xB7");  // YAML's escape \xB7 is U+00B7, written as UTF-8.
+  CHECK_NOTHROW((*good)[0].dump());
+}
+
 TEST_CASE("mapping keys keep their text as written") {
   Json j = One("0x1F: a\n1.50: b\ntrue: c\n\"q\": d\n");
   CHECK(j == Json{{"0x1F", "a"}, {"1.50", "b"}, {"true", "c"}, {"q", "d"}});

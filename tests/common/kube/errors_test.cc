@@ -38,6 +38,16 @@ TEST_CASE("Invalid keeps the field causes") {
   CHECK(Reason(s) == "Invalid");
 }
 
+// Found by fuzzing (tests/fuzz/api_object, finding 6): a cause quoting a value with invalid
+// UTF-8 made the causes' JSON dump throw out of InvalidError.
+TEST_CASE("Invalid keeps causes whose text is not UTF-8, replaced") {
+  absl::Status s;
+  REQUIRE_NOTHROW(s = InvalidError("Dataset", "d", {{"FieldValueInvalid", "bad \xB7", "spec.url"}}));
+  REQUIRE(Causes(s).size() == 1);
+  CHECK(Causes(s)[0].message == "bad \xEF\xBF\xBD");  // U+FFFD
+  CHECK(Causes(s)[0].field == "spec.url");
+}
+
 // Found by fuzzing (tests/fuzz/watch_stream): a Status whose kind, reason, message or cause fields
 // were not strings made Json::value() throw out of StatusFromResponse, on a reader thread.
 TEST_CASE("Status fields of the wrong type read as absent, never throw") {
