@@ -231,6 +231,7 @@ class ApiRequestsBench {
   bool went_quiet_ = false;
   double quiet_seconds_ = 0;
   int gm_exit_ = -1;
+  double stop_seconds_ = 0;  // SIGTERM -> exit (or the 10 s limit)
 };
 
 absl::StatusOr<Counts> ApiRequestsBench::GmCounts() const {
@@ -378,7 +379,9 @@ absl::Status ApiRequestsBench::Run() {
   }
   // Counted already: a GM slow to stop (e.g. still sending throttled Events) is reported, not
   // fatal to the figures.
+  const absl::Time stop = absl::Now();
   absl::StatusOr<int> exit_code = gm_->Stop(absl::Seconds(10));
+  stop_seconds_ = absl::ToDoubleSeconds(absl::Now() - stop);
   gm_exit_ = exit_code.ok() ? *exit_code : -1;
   return absl::OkStatus();
 }
@@ -433,8 +436,8 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   PrintCounts(out, quiet_);
   out << absl::StrFormat("  requests per minute = %.1f (target <= %.0f): %s\n", quiet_per_minute,
                          kTargetQuietPerMinute, quiet_ok ? "met" : "MISSED");
-  out << absl::StrFormat("\nGM exit status after SIGTERM: %d%s\n", gm_exit_,
-                         gm_exit_ == 0 ? "" : " (not a clean stop within 10 s)");
+  out << absl::StrFormat("\nGM exit status after SIGTERM: %d, %.1f s after it%s\n", gm_exit_,
+                         stop_seconds_, gm_exit_ == 0 ? "" : " (not a clean stop within 10 s)");
   return create_ok && quiet_ok;
 }
 
