@@ -3,12 +3,15 @@
 // (GET /debug/requests); only the GM's own requests are reported.
 //
 //   api_requests_bench --devapiserver BIN --globalmanager BIN --crd deploy/crds
-//       [--kind JointInferenceService|FeatureExtractionService] [--services 200] [--quiet 60]
+//       [--kind JointInferenceService|FeatureExtractionService|FederatedLearningJob]
+//       [--services 200] [--quiet 60]
 //       [--settle 3] [--resync 30] [--kube-api-qps Q] [--kube-api-burst B] [--timeout 600]
 //       [--enforce] [--s3-models] [--gm-arg ARG]...
 //
 // --kind: what is created (default JointInferenceService: two Deployments and a Service each;
-// FeatureExtractionService: one Deployment and a Service each, its worker on a fixed node).
+// FeatureExtractionService: one Deployment and a Service each, its worker on a fixed node;
+// FederatedLearningJob: an aggregation pod and its Service, one training pod on a fixed node with
+// a Dataset there, and the job library's headless Service).
 //
 // Phases:
 //   setup   devapiserver (in memory), every CRD, the two Models the services name (with
@@ -65,11 +68,15 @@ constexpr char kS3Secret[] = "bench-s3";
 constexpr double kTargetCreateRatio = 1.25;
 constexpr double kTargetQuietPerMinute = 5;
 
+constexpr char kDataset[] = "bench-ds";
+
 // What the bench creates: a kind, its children per object and an object of it.
 struct Workload {
   const kube::Resource* resource;
   int deployments = 0;  // per object
   int services = 0;     // per object
+  int pods = 0;         // per object
+  bool dataset = false;  // names the Dataset kDataset (created at setup)
   // The object `name`, its workers on node edge-0, naming the Models little-model / big-model.
   Json (*object)(const std::string& name);
 };
@@ -90,19 +97,41 @@ Json FeatureExtractionServiceObject(const std::string& name) {
                  Json::array({{{"name", "fe"}, {"image", "example/fe"}}})}}}}}}}};
 }
 
+Json FederatedLearningJobObject(const std::string& name) {
+  auto pod_spec = [](const std::string& container) {
+    return Json{{"containers", Json::array({{{"name", container}, {"image", "example/fl"}}})}};
+  };
+  Json trainer_spec = pod_spec("train");
+  trainer_spec["nodeName"] = "edge-0";
+  return {{"apiVersion", "sedna.io/v1alpha1"},
+          {"kind", "FederatedLearningJob"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"aggregationWorker",
+             {{"model", {{"name", "little-model"}}}, {"template", {{"spec", pod_spec("agg")}}}}},
+            {"trainingWorkers",
+             Json::array({{{"dataset", {{"name", kDataset}}},
+                           {"template", {{"spec", std::move(trainer_spec)}}}}})}}}};
+}
+
 absl::StatusOr<Workload> WorkloadOf(const std::string& kind) {
   if (kind == "JointInferenceService") {
-    return Workload{&api::resources::JointInferenceServices(), 2, 1, [](const std::string& name) {
+    return Workload{&api::resources::JointInferenceServices(), 2, 1, 0, false,
+                    [](const std::string& name) {
                       return JointInferenceServiceObject(name, "edge-0", "little-model",
                                                          "big-model");
                     }};
   }
   if (kind == "FeatureExtractionService") {
-    return Workload{&api::resources::FeatureExtractionServices(), 1, 1,
+    return Workload{&api::resources::FeatureExtractionServices(), 1, 1, 0, false,
                     &FeatureExtractionServiceObject};
   }
+  if (kind == "FederatedLearningJob") {
+    return Workload{&api::resources::FederatedLearningJobs(), 0, 2, 2, true,
+                    &FederatedLearningJobObject};
+  }
   return absl::InvalidArgumentError(absl::StrCat(
-      "--kind ", kind, ": JointInferenceService or FeatureExtractionService"));
+      "--kind ", kind, ": JointInferenceService, FeatureExtractionService or FederatedLearningJob"));
 }
 
 struct Flags {
@@ -124,7 +153,8 @@ struct Flags {
 
 void Usage() {
   std::cerr << "usage: api_requests_bench --devapiserver BIN --globalmanager BIN --crd DIR...\n"
-               "  [--kind JointInferenceService|FeatureExtractionService] [--services N]\n"
+               "  [--kind JointInferenceService|FeatureExtractionService|FederatedLearningJob]\n"
+               "  [--services N]\n"
                "  [--quiet SECONDS] [--settle SECONDS] [--resync SECONDS]\n"
                "  [--kube-api-qps Q] [--kube-api-burst B] [--timeout SECONDS] [--enforce]\n"
                "  [--s3-models] [--gm-arg ARG]...\n";
@@ -270,6 +300,15 @@ absl::Status ApiRequestsBench::Setup() {
     }
     RETURN_IF_ERROR(client_->Create(api::resources::Models(), kNamespace, object).status());
   }
+  if (workload_.dataset) {
+    const Json dataset = {{"apiVersion", "sedna.io/v1alpha1"},
+                          {"kind", "Dataset"},
+                          {"metadata", {{"name", kDataset}}},
+                          {"spec",
+                           {{"url", "/data/train.txt"}, {"format", "txt"}, {"nodeName", "edge-0"}}}};
+    RETURN_IF_ERROR(
+        client_->Create(api::resources::Datasets(), kNamespace, dataset).status());
+  }
 
   Subprocess::Options gm;
   gm.argv = {flags_.globalmanager, "--kubeconfig", Dir("kubeconfig"), "--listen", "127.0.0.1:0",
@@ -300,6 +339,11 @@ absl::StatusOr<bool> ApiRequestsBench::Settled() {
   if (deployments.items.size() < static_cast<size_t>(workload_.deployments) * n ||
       services.items.size() < static_cast<size_t>(workload_.services) * n) {
     return false;
+  }
+  if (workload_.pods > 0) {
+    ASSIGN_OR_RETURN(kube::ObjectList pods,
+                     kube::ListAll(*client_, kube::resources::Pods(), kNamespace, {}));
+    if (pods.items.size() < static_cast<size_t>(workload_.pods) * n) return false;
   }
   ASSIGN_OR_RETURN(kube::ObjectList objects,
                    kube::ListAll(*client_, *workload_.resource, kNamespace, {}));
@@ -398,7 +442,8 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   const int n = flags_.services;
   const int deployments = workload_.deployments * n;
   const int services = workload_.services * n;
-  const int64_t needed = deployments + services + n;
+  const int pods = workload_.pods * n;
+  const int64_t needed = deployments + services + pods + n;
   const std::string status_key = absl::StrCat(workload_.resource->resource, "/status");
   const int64_t made = Total(create_);
   const double ratio = static_cast<double>(made) / static_cast<double>(needed);
@@ -420,10 +465,10 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
       create_seconds_, settled_seconds_, went_quiet_ ? "" : " (did NOT go quiet: capped)");
   PrintCounts(out, create_);
   out << absl::StrFormat(
-      "  writes needed: %d Deployments + %d Services + %d status writes = %d; made: "
-      "create deployments %d, create services %d, update status %d, events %d\n",
-      deployments, services, n, needed, Count(create_, "create deployments"),
-      Count(create_, "create services"),
+      "  writes needed: %d Deployments + %d Services + %d Pods + %d status writes = %d; made: "
+      "create deployments %d, create services %d, create pods %d, update status %d, events %d\n",
+      deployments, services, pods, n, needed, Count(create_, "create deployments"),
+      Count(create_, "create services"), Count(create_, "create pods"),
       Count(create_, absl::StrCat("update ", status_key)) +
           Count(create_, absl::StrCat("patch ", status_key)),
       Count(create_, "create events") + Count(create_, "patch events"));
