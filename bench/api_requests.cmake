@@ -1,6 +1,6 @@
 # API requests per object: a real globalmanager and devapiserver (which counts requests by verb,
-# resource and user agent), N JointInferenceServices created, then a quiet window
-# (api_requests_bench.cc, RESULTS.md).
+# resource and user agent), N objects of --kind (JointInferenceServices by default) created, then a
+# quiet window (api_requests_bench.cc, RESULTS.md).
 if(TARGET nereid_test_support)
   add_executable(api_requests_bench api_requests_bench.cc)
   target_link_libraries(api_requests_bench PRIVATE nereid_bench_setup nereid_test_support

@@ -3,8 +3,15 @@
 // (GET /debug/requests); only the GM's own requests are reported.
 //
 //   api_requests_bench --devapiserver BIN --globalmanager BIN --crd deploy/crds
-//       [--services 200] [--quiet 60] [--settle 3] [--resync 30] [--kube-api-qps Q]
-//       [--kube-api-burst B] [--timeout 600] [--enforce] [--s3-models] [--gm-arg ARG]...
+//       [--kind JointInferenceService|FeatureExtractionService|FederatedLearningJob]
+//       [--services 200] [--quiet 60]
+//       [--settle 3] [--resync 30] [--kube-api-qps Q] [--kube-api-burst B] [--timeout 600]
+//       [--enforce] [--s3-models] [--gm-arg ARG]...
+//
+// --kind: what is created (default JointInferenceService: two Deployments and a Service each;
+// FeatureExtractionService: one Deployment and a Service each, its worker on a fixed node;
+// FederatedLearningJob: an aggregation pod and its Service, one training pod on a fixed node with
+// a Dataset there, and the job library's headless Service).
 //
 // Phases:
 //   setup   devapiserver (in memory), every CRD, the two Models the services name (with
@@ -12,17 +19,17 @@
 //           reconcile then needs, so the `get secrets` rows show what the GM's Secret cache
 //           saves; compare with --gm-arg --secret-cache-ttl-seconds=0), the GM
 //           (--insecure, no leader election: no Lease traffic) until /readyz.
-//   create  N JointInferenceServices created at once (edge worker on a fixed node, so no Node
+//   create  N objects of --kind created at once (edge worker on a fixed node, so no Node
 //           objects are needed; no LC is needed for the GM to create the children). Counted from
-//           the first create until steady state: all 2N Deployments and N Services exist, every
-//           service has a status phase for its generation, and then the GM made no request for
+//           the first create until steady state: all their Deployments and Services exist, every
+//           object has a status phase for its generation, and then the GM made no request for
 //           --settle seconds (the wait for that is capped; the table says whether it went quiet).
 //   quiet   one window of --quiet seconds with nothing changing. The GM's informer resync period
 //           is --resync (the GM's --min-resync-period-seconds), so a window longer than 2×resync
 //           sees a full resync pass.
 // Watches and Leases are left out of the totals (the per-object targets leave them aside) but
 // shown.
-// Targets: create ≤ 1.25 × the writes needed (2N Deployments + N Services + N status writes),
+// Targets: create ≤ 1.25 × the writes needed (the Deployments, Services and N status writes),
 // quiet window ≤ 5 requests per minute. Exit 1 when a phase fails; with --enforce also when a
 // target is missed.
 
@@ -61,10 +68,77 @@ constexpr char kS3Secret[] = "bench-s3";
 constexpr double kTargetCreateRatio = 1.25;
 constexpr double kTargetQuietPerMinute = 5;
 
+constexpr char kDataset[] = "bench-ds";
+
+// What the bench creates: a kind, its children per object and an object of it.
+struct Workload {
+  const kube::Resource* resource;
+  int deployments = 0;  // per object
+  int services = 0;     // per object
+  int pods = 0;         // per object
+  bool dataset = false;  // names the Dataset kDataset (created at setup)
+  // The object `name`, its workers on node edge-0, naming the Models little-model / big-model.
+  Json (*object)(const std::string& name);
+};
+
+Json FeatureExtractionServiceObject(const std::string& name) {
+  const Json labels = {{"app", name}};
+  return {{"apiVersion", "sedna.io/v1alpha1"},
+          {"kind", "FeatureExtractionService"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"model", {{"name", "little-model"}}},
+            {"selector", {{"matchLabels", labels}}},
+            {"template",
+             {{"metadata", {{"labels", labels}}},
+              {"spec",
+               {{"nodeName", "edge-0"},
+                {"containers",
+                 Json::array({{{"name", "fe"}, {"image", "example/fe"}}})}}}}}}}};
+}
+
+Json FederatedLearningJobObject(const std::string& name) {
+  auto pod_spec = [](const std::string& container) {
+    return Json{{"containers", Json::array({{{"name", container}, {"image", "example/fl"}}})}};
+  };
+  Json trainer_spec = pod_spec("train");
+  trainer_spec["nodeName"] = "edge-0";
+  return {{"apiVersion", "sedna.io/v1alpha1"},
+          {"kind", "FederatedLearningJob"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"aggregationWorker",
+             {{"model", {{"name", "little-model"}}}, {"template", {{"spec", pod_spec("agg")}}}}},
+            {"trainingWorkers",
+             Json::array({{{"dataset", {{"name", kDataset}}},
+                           {"template", {{"spec", std::move(trainer_spec)}}}}})}}}};
+}
+
+absl::StatusOr<Workload> WorkloadOf(const std::string& kind) {
+  if (kind == "JointInferenceService") {
+    return Workload{&api::resources::JointInferenceServices(), 2, 1, 0, false,
+                    [](const std::string& name) {
+                      return JointInferenceServiceObject(name, "edge-0", "little-model",
+                                                         "big-model");
+                    }};
+  }
+  if (kind == "FeatureExtractionService") {
+    return Workload{&api::resources::FeatureExtractionServices(), 1, 1, 0, false,
+                    &FeatureExtractionServiceObject};
+  }
+  if (kind == "FederatedLearningJob") {
+    return Workload{&api::resources::FederatedLearningJobs(), 0, 2, 2, true,
+                    &FederatedLearningJobObject};
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--kind ", kind, ": JointInferenceService, FeatureExtractionService or FederatedLearningJob"));
+}
+
 struct Flags {
   std::string devapiserver;
   std::string globalmanager;
   std::vector<std::string> crds;
+  std::string kind = "JointInferenceService";
   int services = 200;
   double quiet_seconds = 60;
   double settle_seconds = 3;
@@ -79,7 +153,9 @@ struct Flags {
 
 void Usage() {
   std::cerr << "usage: api_requests_bench --devapiserver BIN --globalmanager BIN --crd DIR...\n"
-               "  [--services N] [--quiet SECONDS] [--settle SECONDS] [--resync SECONDS]\n"
+               "  [--kind JointInferenceService|FeatureExtractionService|FederatedLearningJob]\n"
+               "  [--services N]\n"
+               "  [--quiet SECONDS] [--settle SECONDS] [--resync SECONDS]\n"
                "  [--kube-api-qps Q] [--kube-api-burst B] [--timeout SECONDS] [--enforce]\n"
                "  [--s3-models] [--gm-arg ARG]...\n";
 }
@@ -96,6 +172,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (arg == "--crd") {
       ASSIGN_OR_RETURN(std::string crd, reader.Value());
       flags.crds.push_back(std::move(crd));
+    } else if (arg == "--kind") {
+      ASSIGN_OR_RETURN(flags.kind, reader.Value());
+      RETURN_IF_ERROR(WorkloadOf(flags.kind).status());
     } else if (arg == "--services") {
       RETURN_IF_ERROR(reader.Integer(&flags.services, 1));
     } else if (arg == "--quiet") {
@@ -150,7 +229,8 @@ int64_t Count(const Counts& counts, const std::string& key) {
 
 class ApiRequestsBench {
  public:
-  explicit ApiRequestsBench(Flags flags) : flags_(std::move(flags)) {}
+  ApiRequestsBench(Flags flags, Workload workload)
+      : flags_(std::move(flags)), workload_(workload) {}
 
   absl::Status Run();
   // Prints the tables; returns whether both targets were met.
@@ -167,6 +247,7 @@ class ApiRequestsBench {
   std::string Dir(const std::string& name) const { return dir_->File(name); }
 
   const Flags flags_;
+  const Workload workload_;
   std::optional<testing::TempDir> dir_;
   std::unique_ptr<Subprocess> api_;
   std::unique_ptr<Subprocess> gm_;
@@ -180,6 +261,7 @@ class ApiRequestsBench {
   bool went_quiet_ = false;
   double quiet_seconds_ = 0;
   int gm_exit_ = -1;
+  double stop_seconds_ = 0;  // SIGTERM -> exit (or the 10 s limit)
 };
 
 absl::StatusOr<Counts> ApiRequestsBench::GmCounts() const {
@@ -197,7 +279,7 @@ absl::Status ApiRequestsBench::Setup() {
   rest.qps = 0;
   rest.user_agent = "api-requests-bench";
   ASSIGN_OR_RETURN(client_, kube::RestClient::Create(kube_config, rest));
-  RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds, api::resources::JointInferenceServices()));
+  RETURN_IF_ERROR(CreateCrds(*client_, flags_.crds, *workload_.resource));
   if (flags_.s3_models) {
     const Json secret = {
         {"apiVersion", "v1"},
@@ -217,6 +299,15 @@ absl::Status ApiRequestsBench::Setup() {
       object["spec"]["credentialName"] = kS3Secret;
     }
     RETURN_IF_ERROR(client_->Create(api::resources::Models(), kNamespace, object).status());
+  }
+  if (workload_.dataset) {
+    const Json dataset = {{"apiVersion", "sedna.io/v1alpha1"},
+                          {"kind", "Dataset"},
+                          {"metadata", {{"name", kDataset}}},
+                          {"spec",
+                           {{"url", "/data/train.txt"}, {"format", "txt"}, {"nodeName", "edge-0"}}}};
+    RETURN_IF_ERROR(
+        client_->Create(api::resources::Datasets(), kNamespace, dataset).status());
   }
 
   Subprocess::Options gm;
@@ -245,30 +336,33 @@ absl::StatusOr<bool> ApiRequestsBench::Settled() {
   ASSIGN_OR_RETURN(kube::ObjectList services,
                    kube::ListAll(*client_, kube::resources::Services(), kNamespace, {}));
   const size_t n = static_cast<size_t>(flags_.services);
-  if (deployments.items.size() < 2 * n || services.items.size() < n) {
+  if (deployments.items.size() < static_cast<size_t>(workload_.deployments) * n ||
+      services.items.size() < static_cast<size_t>(workload_.services) * n) {
     return false;
   }
-  ASSIGN_OR_RETURN(kube::ObjectList jis, kube::ListAll(*client_,
-                                                       api::resources::JointInferenceServices(),
-                                                       kNamespace, {}));
-  for (const Json& ji : jis.items) {
-    if (kube::StringAt(ji, "status.phase").empty()) return false;
-    const Json* observed = kube::FindPath(ji, "status.observedGeneration");
-    if (observed == nullptr || *observed != kube::Generation(ji)) return false;
+  if (workload_.pods > 0) {
+    ASSIGN_OR_RETURN(kube::ObjectList pods,
+                     kube::ListAll(*client_, kube::resources::Pods(), kNamespace, {}));
+    if (pods.items.size() < static_cast<size_t>(workload_.pods) * n) return false;
   }
-  return jis.items.size() == n;
+  ASSIGN_OR_RETURN(kube::ObjectList objects,
+                   kube::ListAll(*client_, *workload_.resource, kNamespace, {}));
+  for (const Json& object : objects.items) {
+    if (kube::StringAt(object, "status.phase").empty()) return false;
+    const Json* observed = kube::FindPath(object, "status.observedGeneration");
+    if (observed == nullptr || *observed != kube::Generation(object)) return false;
+  }
+  return objects.items.size() == n;
 }
 
 absl::Status ApiRequestsBench::CreateServices() {
-  std::cerr << "api_requests_bench: creating " << flags_.services << " JointInferenceServices"
+  std::cerr << "api_requests_bench: creating " << flags_.services << " " << flags_.kind << "s"
             << std::endl;
   ASSIGN_OR_RETURN(const Counts before, GmCounts());
   const absl::Time start = absl::Now();
   for (int i = 0; i < flags_.services; ++i) {
-    const Json service = JointInferenceServiceObject(absl::StrFormat("ji-%04d", i), "edge-0",
-                                                     "little-model", "big-model");
-    RETURN_IF_ERROR(
-        client_->Create(api::resources::JointInferenceServices(), kNamespace, service).status());
+    const Json object = workload_.object(absl::StrFormat("obj-%04d", i));
+    RETURN_IF_ERROR(client_->Create(*workload_.resource, kNamespace, object).status());
   }
   const absl::Duration timeout = absl::Seconds(flags_.timeout_seconds);
   absl::Status last = absl::OkStatus();
@@ -329,7 +423,9 @@ absl::Status ApiRequestsBench::Run() {
   }
   // Counted already: a GM slow to stop (e.g. still sending throttled Events) is reported, not
   // fatal to the figures.
+  const absl::Time stop = absl::Now();
   absl::StatusOr<int> exit_code = gm_->Stop(absl::Seconds(10));
+  stop_seconds_ = absl::ToDoubleSeconds(absl::Now() - stop);
   gm_exit_ = exit_code.ok() ? *exit_code : -1;
   return absl::OkStatus();
 }
@@ -344,7 +440,11 @@ void PrintCounts(std::ostream& out, const Counts& counts) {
 
 bool ApiRequestsBench::Report(std::ostream& out) const {
   const int n = flags_.services;
-  const int64_t needed = 2 * n + n + n;
+  const int deployments = workload_.deployments * n;
+  const int services = workload_.services * n;
+  const int pods = workload_.pods * n;
+  const int64_t needed = deployments + services + pods + n;
+  const std::string status_key = absl::StrCat(workload_.resource->resource, "/status");
   const int64_t made = Total(create_);
   const double ratio = static_cast<double>(made) / static_cast<double>(needed);
   const double quiet_per_minute =
@@ -353,9 +453,9 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   const bool quiet_ok = quiet_per_minute <= kTargetQuietPerMinute;
 
   out << absl::StrFormat(
-      "api_requests_bench: %d JointInferenceServices%s, GM resync %d s, kube-api-qps %s, "
+      "api_requests_bench: %d %ss%s, GM resync %d s, kube-api-qps %s, "
       "burst %s, GM args [%s], load average %s -> %s\n",
-      n, flags_.s3_models ? " (s3 Models, one Secret)" : "", flags_.resync_seconds,
+      n, flags_.kind, flags_.s3_models ? " (s3 Models, one Secret)" : "", flags_.resync_seconds,
       flags_.kube_api_qps > 0 ? std::to_string(flags_.kube_api_qps) : "default",
       flags_.kube_api_burst > 0 ? std::to_string(flags_.kube_api_burst) : "default",
       absl::StrJoin(flags_.gm_args, " "), load_before_,
@@ -365,11 +465,12 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
       create_seconds_, settled_seconds_, went_quiet_ ? "" : " (did NOT go quiet: capped)");
   PrintCounts(out, create_);
   out << absl::StrFormat(
-      "  writes needed: %d Deployments + %d Services + %d status writes = %d; made: "
-      "create deployments %d, create services %d, update status %d, events %d\n",
-      2 * n, n, n, needed, Count(create_, "create deployments"), Count(create_, "create services"),
-      Count(create_, "update jointinferenceservices/status") +
-          Count(create_, "patch jointinferenceservices/status"),
+      "  writes needed: %d Deployments + %d Services + %d Pods + %d status writes = %d; made: "
+      "create deployments %d, create services %d, create pods %d, update status %d, events %d\n",
+      deployments, services, pods, n, needed, Count(create_, "create deployments"),
+      Count(create_, "create services"), Count(create_, "create pods"),
+      Count(create_, absl::StrCat("update ", status_key)) +
+          Count(create_, absl::StrCat("patch ", status_key)),
       Count(create_, "create events") + Count(create_, "patch events"));
   out << absl::StrFormat("  requests / writes needed = %.2fx (target <= %.2fx): %s\n", ratio,
                          kTargetCreateRatio, create_ok ? "met" : "MISSED");
@@ -380,8 +481,8 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
   PrintCounts(out, quiet_);
   out << absl::StrFormat("  requests per minute = %.1f (target <= %.0f): %s\n", quiet_per_minute,
                          kTargetQuietPerMinute, quiet_ok ? "met" : "MISSED");
-  out << absl::StrFormat("\nGM exit status after SIGTERM: %d%s\n", gm_exit_,
-                         gm_exit_ == 0 ? "" : " (not a clean stop within 10 s)");
+  out << absl::StrFormat("\nGM exit status after SIGTERM: %d, %.1f s after it%s\n", gm_exit_,
+                         stop_seconds_, gm_exit_ == 0 ? "" : " (not a clean stop within 10 s)");
   return create_ok && quiet_ok;
 }
 
@@ -396,7 +497,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool enforce = flags->enforce;
-  nereid::bench::ApiRequestsBench bench(*std::move(flags));
+  const nereid::bench::Workload workload = *nereid::bench::WorkloadOf(flags->kind);
+  nereid::bench::ApiRequestsBench bench(*std::move(flags), workload);
   if (absl::Status s = bench.Run(); !s.ok()) {
     std::cerr << "api_requests_bench: " << s << "\n";
     return 1;

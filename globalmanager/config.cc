@@ -162,6 +162,10 @@ const std::map<std::string, Flag>& Flags() {
        {false,
         IntSetter([](GmConfig& c, int64_t v) { c.secret_cache_ttl_seconds = v; }, 0, 3600),
         "reuse a Secret read for a credentialName this long, 0 = GET it every time (30)"}},
+      {"event-drain-timeout-seconds",
+       {false,
+        IntSetter([](GmConfig& c, int64_t v) { c.event_drain_timeout_seconds = v; }, 0, 600),
+        "at shutdown, send queued Events for at most this long, then drop the rest (5)"}},
       {"min-resync-period-seconds",
        {false,
         IntSetter([](GmConfig& c, int64_t v) { c.min_resync_period_seconds = v; }, 0, 86400),
@@ -308,6 +312,7 @@ class FileLoader {
         {"storageInitializerImage", "storage-initializer-image"},
         {"literalS3Credentials", "literal-s3-credentials"},
         {"secretCacheTTLSeconds", "secret-cache-ttl-seconds"},
+        {"eventDrainTimeoutSeconds", "event-drain-timeout-seconds"},
     };
     if (auto it = kScalarKeys.find(key); it != kScalarKeys.end()) {
       return Set(value, key, flags.at(it->second).set);

@@ -73,6 +73,10 @@ struct GmConfig {
   // How long a Secret read for an object's credentialName is reused (secret_cache.h); 0 = every
   // reconcile GETs it.
   int64_t secret_cache_ttl_seconds = 30;
+  // At shutdown, queued Events are sent (through the API rate limiter) for at most this long, then
+  // dropped and counted: inside the Pod's terminationGracePeriodSeconds (30) with the edge hub's
+  // grace (5 s) and the rest of the stop.
+  int64_t event_drain_timeout_seconds = 5;
   // Informer resync period: a random value in [min, 2·min) as Sedna's genResyncPeriod; 0 disables.
   int64_t min_resync_period_seconds = 30;
   LeaderElectionSettings leader_election;

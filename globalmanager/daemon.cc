@@ -362,7 +362,9 @@ void Daemon::Stop() {
   metrics_->leader().Set(0);
   if (health_ != nullptr) health_->Stop();
   if (hub_server_ != nullptr) hub_server_->Stop(options_.shutdown_grace);
-  if (recorder_ != nullptr) recorder_->Stop();
+  if (recorder_ != nullptr) {
+    recorder_->Stop(absl::Seconds(config_.event_drain_timeout_seconds));
+  }
   LOG(INFO) << "gm: stopped";
 }
 

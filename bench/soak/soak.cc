@@ -167,10 +167,12 @@ void Soak::AddColumns(SoakSampler& sampler) {
                     [this] { return MetricValue(gm_metrics_, "nereid_gm_report_queue_depth"); },
                     kQueueFloor, "queue depths");
   sampler.AddColumn("gm_hub_queue_sum",
-                    [this] { return MetricValue(gm_metrics_, "nereid_edgehub_queue_depth"); },
+                    [this] { return MetricValue(gm_metrics_, "nereid_edgehub_queued_changes"); },
                     kQueueFloor, "queue depths");
   sampler.AddColumn("gm_hub_queue_max",
-                    [this] { return MetricMax(gm_metrics_, "nereid_edgehub_queue_depth"); },
+                    [this] {
+                      return MetricValue(gm_metrics_, "nereid_edgehub_node_queue_depth_max");
+                    },
                     kQueueFloor, "queue depths");
   // The controllers' work queues: keys ready for a worker, and keys waiting out a backoff (a
   // retry that never ends would grow here), summed over the controllers.

@@ -116,12 +116,29 @@ void EventRecorder::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
-void EventRecorder::Stop() {
+void EventRecorder::Stop(absl::Duration drain_timeout) {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    const absl::Time deadline = drain_timeout == absl::InfiniteDuration()
+                                    ? absl::InfiniteFuture()
+                                    : clock_->Now() + drain_timeout;
+    if (deadline < drain_deadline_) {
+      drain_deadline_ = deadline;
+      drain_timeout_ = drain_timeout;
+    }
   }
   if (thread_.joinable()) thread_.join();
+  absl::MutexLock lock(&mu_);
+  if (!queue_.empty()) DropQueuedLocked("the recorder was never started");
+}
+
+void EventRecorder::DropQueuedLocked(std::string_view why) {
+  const size_t dropped = queue_.size();
+  stats_.dropped_at_stop += static_cast<int64_t>(dropped);
+  queue_.clear();
+  queued_.clear();
+  LOG(WARNING) << "events: " << dropped << " queued Events dropped at shutdown (" << why << ")";
 }
 
 EventRecorder::Stats EventRecorder::GetStats() const {
@@ -210,6 +227,11 @@ void EventRecorder::Run() {
                        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || stopping_; };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // Stopping and drained.
+      if (stopping_ && clock_->Now() >= drain_deadline_) {
+        DropQueuedLocked(absl::StrCat("not sent within the drain limit of ",
+                                      absl::FormatDuration(drain_timeout_)));
+        return;
+      }
       // The oldest event waits out its coalescing window (Stop sends at once).
       if (options_.coalesce_window > absl::ZeroDuration()) {
         clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopping_),

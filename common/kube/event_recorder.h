@@ -16,7 +16,9 @@
 //   - Events are named "<object name>.<hex timestamp>" like client-go, in the object's namespace
 //     ("default" for cluster-scoped objects).
 // Sending failures are retried a few times on the Clock, then counted and dropped: events are
-// best-effort, never worth blocking or crashing for. Thread-safe.
+// best-effort, never worth blocking or crashing for. So is the drain at Stop: it sends through
+// the client (and its rate limiter) until a deadline, then drops what is left, counted and logged,
+// so a throttled backlog cannot hold a stopping process past its grace period. Thread-safe.
 
 #include <cstdint>
 #include <deque>
@@ -78,6 +80,7 @@ class EventRecorder {
     int64_t dropped_rate_limited = 0;
     int64_t dropped_queue_full = 0;
     int64_t failed = 0;  // Gave up after retries.
+    int64_t dropped_at_stop = 0;  // Still queued when Stop's drain deadline passed.
   };
 
   EventRecorder(KubeClient* client, EventRecorderOptions options, Clock* clock = nullptr);
@@ -87,8 +90,11 @@ class EventRecorder {
 
   // Starts the sender. Events recorded before Start wait in the queue.
   void Start();
-  // Sends what is queued (one attempt each, no retry waits), then stops the sender.
-  void Stop();
+  // Sends what is queued (one attempt each, no retry waits) for at most `drain_timeout` on the
+  // Clock, drops the rest (Stats::dropped_at_stop, one log line with the count), then stops the
+  // sender. A send under way when the deadline passes finishes: the overrun is one request and its
+  // wait in the client's rate limiter. A later Stop never extends an earlier one's deadline.
+  void Stop(absl::Duration drain_timeout = absl::InfiniteDuration());
 
   void Record(const Json& object, EventType type, std::string_view reason,
               std::string_view message);
@@ -112,6 +118,8 @@ class EventRecorder {
   class State;  // Rate limit buckets and the aggregation cache.
 
   void Run();
+  // Drops every queued event at stop, counted and logged with `why`.
+  void DropQueuedLocked(std::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Send(const Pending& event);
   // Joins one more occurrence into a queued event.
   void Coalesce(Pending& into, std::string_view message) const;
@@ -133,6 +141,8 @@ class EventRecorder {
   bool sending_ ABSL_GUARDED_BY(mu_) = false;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time drain_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  absl::Duration drain_timeout_ ABSL_GUARDED_BY(mu_) = absl::InfiniteDuration();  // For the log.
   Stats stats_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };

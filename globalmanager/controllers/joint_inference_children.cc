@@ -21,25 +21,7 @@ namespace reasons = ji_reasons;
 
 constexpr std::string_view kKind = api::kinds::kJointInferenceService;
 
-const kube::Resource& Services() { return api::resources::JointInferenceServices(); }
-
 }  // namespace
-
-absl::StatusOr<bool> JointInferenceController::StillExists(const Json& object) const {
-  absl::StatusOr<Json> live =
-      context().client->Get(Services(), kube::Namespace(object), kube::Name(object));
-  if (!live.ok()) {
-    if (absl::IsNotFound(live.status())) return false;
-    return live.status();
-  }
-  return kube::Uid(*live) == kube::Uid(object) && !kube::IsBeingDeleted(*live);
-}
-
-bool JointInferenceController::MayHaveLostChildren(const Json& object) const {
-  // Our status write follows the first creation of the children; before it none of them can
-  // have been created, let alone garbage-collected.
-  return kube::FindPath(object, "status.observedGeneration") != nullptr;
-}
 
 bool JointInferenceController::MissingChild(const Json& object, const JiChildren& children) const {
   const std::string ns = kube::Namespace(object);

@@ -19,6 +19,7 @@
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/service_phase_status.h"
@@ -279,11 +280,8 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
   }
 
   if (MissingChild(*object, plan.children) && MayHaveLostChildren(*object)) {
-    // Deleting the service garbage-collects its children, and their deletions can reach us before
-    // the service's own: recreating them from the stale cache would leave orphans behind. So a
-    // child is only re-created while the service (this uid) still exists and is not being
-    // deleted; otherwise its deletion event follows and forgets it.
-    ASSIGN_OR_RETURN(const bool exists, StillExists(*object));
+    // Not while the service is gone or going (owner_liveness.h); its deletion event follows.
+    ASSIGN_OR_RETURN(const bool exists, OwnerStillExists(*context().client, Services(), *object));
     if (!exists) return kube::ReconcileResult{};
   }
   std::vector<std::string> problems;

@@ -98,11 +98,6 @@ class JointInferenceController final : public ReconcilingController, public Repo
                             std::vector<std::string>* problems);
   // Whether a planned child is not in the cache (so SyncChildren would create it).
   bool MissingChild(const kube::Json& object, const JiChildren& children) const;
-  // Whether a missing child may have been garbage-collected with the service (then a live read
-  // must confirm the service before re-creating it): not before the first creation.
-  bool MayHaveLostChildren(const kube::Json& object) const;
-  // Whether `object` (this uid) still exists and is not being deleted, asked of the API server.
-  absl::StatusOr<bool> StillExists(const kube::Json& object) const;
   absl::Status SyncDeployments(const kube::Json& object, const JiChildren& children,
                                std::vector<std::string>* problems);
   absl::Status SyncService(const kube::Json& object, const JiChildren& children,

@@ -15,6 +15,7 @@
 #include "common/strings/absl_compat.h"
 #include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/informer_handlers.h"
+#include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/service_phase_status.h"
@@ -47,12 +48,14 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
                                                        KindInfo info)
     : ReconcilingController(std::move(name), context),
       info_(info),
+      services_(Watch(*info.resource)),
+      deployments_(WatchOwned(kube::resources::Deployments(), std::string(info.kind))),
+      k8s_services_(WatchOwned(kube::resources::Services(), std::string(info.kind))),
+      pods_(info.owns_pods ? WatchOwned(kube::resources::Pods(), std::string(info.kind)) : nullptr),
+      created_deployments_(context.clock, deployments_),
+      created_services_(context.clock, k8s_services_),
       placements_(context.edge, info.kind, info.owner_spec) {
-  services_ = Watch(*info_.resource);
-  const std::string kind(info_.kind);
-  deployments_ = WatchOwned(kube::resources::Deployments(), kind);
-  k8s_services_ = WatchOwned(kube::resources::Services(), kind);
-  if (info_.owns_pods) pods_ = WatchOwned(kube::resources::Pods(), kind);
+  if (pods_ != nullptr) created_pods_.emplace(context.clock, pods_);
   nodes_ = Read(kube::resources::Nodes());
   // A node appearing, changing labels or going away may change where pinned workers are.
   nodes_->AddEventHandler(OnPlacementChange([this] {
@@ -152,14 +155,6 @@ ServicePlan MultiEdgeServiceController::PlanTrackingPipeline(
 }
 
 absl::Status MultiEdgeServiceController::Forget(const std::string& key) {
-  {
-    absl::MutexLock lock(&mu_);
-    const std::string prefix = key + "/";
-    for (auto it = created_pods_.lower_bound(prefix);
-         it != created_pods_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
-      it = created_pods_.erase(it);
-    }
-  }
   RETURN_IF_ERROR(placements_.Forget(key));
   if (context().models != nullptr) context().models->ReleaseAll(Requester(key));
   return absl::OkStatus();
@@ -215,10 +210,10 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     return kube::ReconcileResult{};
   }
 
-  if (MissingChild(*object, plan.children)) {
-    // The garbage collector's deletions of a deleted service's children can reach us before the
-    // service's own deletion: create only while the service (this uid) still exists.
-    ASSIGN_OR_RETURN(const bool exists, StillExists(*object));
+  if (MissingChild(*object, plan.children) && MayHaveLostChildren(*object)) {
+    // Not while the service is gone or going (owner_liveness.h); its deletion event follows.
+    ASSIGN_OR_RETURN(const bool exists,
+                     OwnerStillExists(*context().client, *info_.resource, *object));
     if (!exists) return kube::ReconcileResult{};
   }
   std::vector<std::string> problems;
@@ -233,23 +228,13 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
   return kube::ReconcileResult{};
 }
 
-absl::StatusOr<bool> MultiEdgeServiceController::StillExists(const Json& object) const {
-  absl::StatusOr<Json> live =
-      context().client->Get(*info_.resource, kube::Namespace(object), kube::Name(object));
-  if (!live.ok()) {
-    if (absl::IsNotFound(live.status())) return false;
-    return live.status();
-  }
-  return kube::Uid(*live) == kube::Uid(object) && !kube::IsBeingDeleted(*live);
-}
-
 std::map<std::string, std::vector<kube::ObjectPtr>> MultiEdgeServiceController::PodsBySlot(
     const Json& object) const {
   std::map<std::string, std::vector<kube::ObjectPtr>> slots;
   if (pods_ == nullptr) return slots;
   const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
-  for (const kube::ObjectPtr& p : pods_->GetLister().List(
-           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+  for (const kube::ObjectPtr& p : created_pods_->List(
+           pods_->GetLister(), owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
     if (!IsControlledBy(*p, owner) || kube::IsBeingDeleted(*p)) continue;
     slots[kube::Label(*p, kWorkerSlotLabel).value_or("")].push_back(p);
   }
@@ -258,8 +243,9 @@ std::map<std::string, std::vector<kube::ObjectPtr>> MultiEdgeServiceController::
 
 bool MultiEdgeServiceController::HasChildren(const Json& object) const {
   const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
-  for (const kube::ObjectPtr& d : deployments_->GetLister().List(
-           owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+  for (const kube::ObjectPtr& d : created_deployments_.List(
+           deployments_->GetLister(), owner.ns,
+           kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
     if (IsControlledBy(*d, owner)) return true;
   }
   return !PodsBySlot(object).empty();
@@ -269,10 +255,14 @@ bool MultiEdgeServiceController::MissingChild(const Json& object,
                                               const ServiceChildren& children) const {
   const std::string ns = kube::Namespace(object);
   for (const Json& d : children.deployments) {
-    if (!deployments_->GetLister().Get(ns, kube::Name(d)).ok()) return true;
+    if (created_deployments_.Get(deployments_->GetLister(), ns, kube::Name(d)) == nullptr) {
+      return true;
+    }
   }
   for (const Json& s : children.services) {
-    if (!k8s_services_->GetLister().Get(ns, kube::Name(s)).ok()) return true;
+    if (created_services_.Get(k8s_services_->GetLister(), ns, kube::Name(s)) == nullptr) {
+      return true;
+    }
   }
   const auto slots = PodsBySlot(object);
   for (const Json& p : children.pods) {
@@ -287,8 +277,9 @@ ServiceState MultiEdgeServiceController::StateOf(const Json& object,
   std::vector<NamedWorker> workers;
   if (children.deployments.empty() && children.pods.empty()) {
     // No plan (invalid spec with workers still running): judge what exists.
-    for (const kube::ObjectPtr& d : deployments_->GetLister().List(
-             owner.ns, kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
+    for (const kube::ObjectPtr& d : created_deployments_.List(
+             deployments_->GetLister(), owner.ns,
+             kube::LabelSelector::FromMap(owner.SelectorLabels()))) {
       if (IsControlledBy(*d, owner)) {
         workers.push_back({absl::StrCat("Deployment ", kube::Name(*d)), AssessDeployment(d.get())});
       }
@@ -301,11 +292,11 @@ ServiceState MultiEdgeServiceController::StateOf(const Json& object,
   }
   for (size_t i = 0; i < children.deployments.size(); ++i) {
     const std::string name = kube::Name(children.deployments[i]);
-    absl::StatusOr<kube::ObjectPtr> d = deployments_->GetLister().Get(owner.ns, name);
-    const bool ours = d.ok() && IsControlledBy(**d, owner);
+    const kube::ObjectPtr d = created_deployments_.Get(deployments_->GetLister(), owner.ns, name);
+    const bool ours = d != nullptr && IsControlledBy(*d, owner);
     workers.push_back({i < children.deployment_names.size() ? children.deployment_names[i]
                                                             : absl::StrCat("Deployment ", name),
-                       AssessDeployment(ours ? d->get() : nullptr)});
+                       AssessDeployment(ours ? d.get() : nullptr)});
   }
   const auto slots = PodsBySlot(object);
   for (size_t i = 0; i < children.pods.size(); ++i) {
@@ -322,10 +313,12 @@ absl::Status MultiEdgeServiceController::SyncChildren(const Json& object,
   absl::Status status;
   // Services first: the workers' env names them.
   for (const Json& s : children.services) {
-    status.Update(SyncObject(object, kube::resources::Services(), k8s_services_, s, problems));
+    status.Update(SyncObject(object, kube::resources::Services(), k8s_services_,
+                             created_services_, s, problems));
   }
   for (const Json& d : children.deployments) {
-    status.Update(SyncObject(object, kube::resources::Deployments(), deployments_, d, problems));
+    status.Update(SyncObject(object, kube::resources::Deployments(), deployments_,
+                             created_deployments_, d, problems));
   }
   status.Update(SyncPods(object, children, problems));
   return status;
@@ -334,16 +327,18 @@ absl::Status MultiEdgeServiceController::SyncChildren(const Json& object,
 absl::Status MultiEdgeServiceController::SyncObject(const Json& object,
                                                     const kube::Resource& resource,
                                                     kube::SharedInformer* cache,
+                                                    CreatedChildren& created_children,
                                                     const Json& desired,
                                                     std::vector<std::string>* problems) {
   const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
   const std::string name = kube::Name(desired);
   const std::string what = absl::StrCat(KindOf(resource), " ", name);
   kube::KubeClient& client = *context().client;
-  absl::StatusOr<kube::ObjectPtr> cached = cache->GetLister().Get(owner.ns, name);
-  if (!cached.ok()) {
+  const kube::ObjectPtr cached = created_children.Get(cache->GetLister(), owner.ns, name);
+  if (cached == nullptr) {
     absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
     if (created.ok()) {
+      created_children.Created(*created);
       LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created " << what;
       Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
              absl::StrCat("Created ", what));
@@ -359,7 +354,7 @@ absl::Status MultiEdgeServiceController::SyncObject(const Json& object,
            absl::StrCat("Error creating ", what, ": ", created.status().message()));
     return created.status();
   }
-  const Json& existing = **cached;
+  const Json& existing = *cached;
   if (!IsControlledBy(existing, owner)) {
     problems->push_back(absl::StrCat(what, " exists and is not controlled by this service"));
     Record(object, kube::EventType::kWarning, reasons::kChildConflict,
@@ -429,29 +424,11 @@ absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
     wanted.insert(slot);
     auto it = slots.find(slot);
     if (it == slots.end()) {
-      // Pods have generated names, so a create the cache has not shown yet would not collide
-      // with a second one: ask the API server about the pod created last for this slot.
-      const std::string pending_key = absl::StrCat(kube::Key(object), "/", slot);
-      std::string pending;
-      {
-        absl::MutexLock lock(&mu_);
-        auto p = created_pods_.find(pending_key);
-        if (p != created_pods_.end()) pending = p->second;
-      }
-      if (!pending.empty()) {
-        absl::StatusOr<Json> live = client.Get(resource, owner.ns, pending);
-        if (live.ok() && !kube::IsBeingDeleted(*live)) continue;  // Cache lag.
-        if (!live.ok() && !absl::IsNotFound(live.status())) {
-          status.Update(live.status());
-          continue;
-        }
-      }
+      // Pods have generated names, so a second create would not collide with one the cache does
+      // not show yet: PodsBySlot counts the pods we created (CreatedChildren) in their slots.
       absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
       if (created.ok()) {
-        {
-          absl::MutexLock lock(&mu_);
-          created_pods_[pending_key] = kube::Name(*created);
-        }
+        created_pods_->Created(*created);
         LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created pod "
                   << kube::Name(*created);
         Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,

@@ -13,9 +13,11 @@
 //     (CredentialsForbidden/NotFound/Invalid/Unavailable, s3_credentials.h), looked at again
 //     after kCredentialRecheckPeriod (Secrets are not watched).
 //   - children kept in sync with the spec (Sedna creates them once and never again): a missing
-//     Deployment/Service/pod is created — after a live GET confirms the service still exists, so
-//     the garbage collector deleting children of a deleted service does not make us recreate
-//     them; a Deployment or Service whose content hash (kTemplateHashAnnotation) differs from the
+//     Deployment/Service/pod is created — once the service may have had children, only after a
+//     live GET confirms it still exists (owner_liveness.h), so the garbage collector deleting
+//     children of a deleted service does not make us recreate them. What we created counts as
+//     there until the informers show it (CreatedChildren), so the pass our own status write
+//     triggers neither creates it again nor judges it missing; a Deployment or Service whose content hash (kTemplateHashAnnotation) differs from the
 //     plan's is updated (a Deployment's replicas too when someone scaled it); a pod whose hash
 //     differs, or that Failed or exited, is deleted and created anew; pods of slots the spec no
 //     longer has are deleted. Every child carries the service's controller ownerReference. A
@@ -34,16 +36,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/created_children.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/multi_edge_status.h"
 #include "globalmanager/controllers/multi_edge_workers.h"
@@ -124,12 +126,11 @@ class MultiEdgeServiceController : public ReconcilingController {
   absl::Status SyncChildren(const kube::Json& object, const ServiceChildren& children,
                             std::vector<std::string>* problems);
   absl::Status SyncObject(const kube::Json& object, const kube::Resource& resource,
-                          kube::SharedInformer* cache, const kube::Json& desired,
-                          std::vector<std::string>* problems);
+                          kube::SharedInformer* cache, CreatedChildren& created,
+                          const kube::Json& desired, std::vector<std::string>* problems);
   absl::Status SyncPods(const kube::Json& object, const ServiceChildren& children,
                         std::vector<std::string>* problems);
   bool MissingChild(const kube::Json& object, const ServiceChildren& children) const;
-  absl::StatusOr<bool> StillExists(const kube::Json& object) const;
   // The live pods of each slot this service controls.
   std::map<std::string, std::vector<kube::ObjectPtr>> PodsBySlot(const kube::Json& object) const;
   ServiceState StateOf(const kube::Json& object, const ServiceChildren& children) const;
@@ -142,16 +143,18 @@ class MultiEdgeServiceController : public ReconcilingController {
   std::string LowerKindForLog() const;
 
   const KindInfo info_;
+  // Declaration order is initialization order: each CreatedChildren registers on its informer.
   kube::SharedInformer* services_ = nullptr;
   kube::SharedInformer* deployments_ = nullptr;
   kube::SharedInformer* k8s_services_ = nullptr;
-  kube::SharedInformer* pods_ = nullptr;
+  kube::SharedInformer* pods_ = nullptr;  // Only for kinds that own pods.
+  // What we created that those informers may not show yet.
+  CreatedChildren created_deployments_;
+  CreatedChildren created_services_;
+  std::optional<CreatedChildren> created_pods_;  // With pods_.
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
   WorkerPlacements placements_;
-  mutable absl::Mutex mu_;
-  // "<namespace>/<name>/<slot>" → the pod created last for that slot (see SyncPods).
-  std::map<std::string, std::string> created_pods_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::gm

@@ -288,10 +288,9 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
       return false;
     }
     NodeState& state = nodes_[node];
-    if (state.queue_depth == nullptr) state.queue_depth = &metrics_.QueueDepth(node);
     replaced = std::move(state.session);
     state.session = session;
-    session->Establish(node, state.queue_depth, hello, std::move(reply));
+    session->Establish(node, &metrics_.queue_depths(), hello, std::move(reply));
     bool ok = true;
     for (const auto& [key, resource] : state.desired) {
       if (!session->NeedsUpsert(key, *resource)) continue;
@@ -349,10 +348,10 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session) {
   {
     absl::MutexLock lock(&mu_);
     if (!session->established()) return;
+    session->ReleaseQueueDepth();
     auto it = nodes_.find(session->node());
     if (it != nodes_.end() && it->second.session == session) {
       it->second.session.reset();
-      if (it->second.queue_depth != nullptr) it->second.queue_depth->Set(0);
       UpdateConnectedLocked();
     }
   }

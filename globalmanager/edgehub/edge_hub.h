@@ -112,7 +112,6 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     // Ordered so a resync sends objects in a stable order.
     std::map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
     std::shared_ptr<Session> session;
-    prometheus::Gauge* queue_depth = nullptr;
     // Reports received before MarkSynced.
     std::vector<ReportPtr> held_reports;
     // Per object key: the report at the front is with the handler, the rest wait (in seq order).

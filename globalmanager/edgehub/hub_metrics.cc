@@ -10,10 +10,13 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                           .Help("Edge nodes with an established Sync stream")
                           .Register(r)
                           .Add({});
-  queue_depth_family_ = &prometheus::BuildGauge()
-                             .Name("nereid_edgehub_queue_depth")
-                             .Help("Changes queued for a node and not yet sent")
-                             .Register(r);
+  auto gauge = [&r](const char* name, const char* help) {
+    return &prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+  };
+  queue_depths_ = std::make_unique<NodeQueueDepths>(
+      gauge("nereid_edgehub_queued_changes", "Changes queued for edge nodes and not yet sent"),
+      gauge("nereid_edgehub_nodes_with_backlog", "Edge nodes with at least one change queued"),
+      gauge("nereid_edgehub_node_queue_depth_max", "The most changes queued for one edge node"));
   auto& changes = prometheus::BuildCounter()
                       .Name("nereid_edgehub_changes_total")
                       .Help("Downstream changes answered by the node, by result")
@@ -60,10 +63,6 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
            .Register(r)
            .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                                             0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
-}
-
-prometheus::Gauge& HubMetrics::QueueDepth(const std::string& node) {
-  return queue_depth_family_->Add({{"node", node}});
 }
 
 }  // namespace nereid::gm

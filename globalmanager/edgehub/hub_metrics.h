@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "globalmanager/edgehub/node_queue_depths.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -20,8 +21,8 @@ class HubMetrics {
 
   prometheus::Registry& registry() { return *registry_; }
 
-  // Per-node gauge of changes waiting to be sent to that node.
-  prometheus::Gauge& QueueDepth(const std::string& node);
+  // The nodes' send queues in three series, whatever the number of nodes (node_queue_depths.h).
+  NodeQueueDepths& queue_depths() { return *queue_depths_; }
 
   prometheus::Gauge& connected_nodes() { return *connected_nodes_; }
   prometheus::Counter& changes_acked() { return *changes_acked_; }
@@ -41,7 +42,6 @@ class HubMetrics {
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
-  prometheus::Family<prometheus::Gauge>* queue_depth_family_;
   prometheus::Gauge* connected_nodes_;
   prometheus::Counter* changes_acked_;
   prometheus::Counter* changes_nacked_;
@@ -53,6 +53,7 @@ class HubMetrics {
   prometheus::Counter* reports_deduplicated_;
   prometheus::Counter* foreign_reports_;
   prometheus::Histogram* dispatch_latency_;
+  std::unique_ptr<NodeQueueDepths> queue_depths_;
 };
 
 }  // namespace nereid::gm

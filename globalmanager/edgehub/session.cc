@@ -72,7 +72,7 @@ void Session::Pump() {
       control_.pop_front();
     } else if (sent_.size() < options_.max_in_flight && !queue_.empty()) {
       auto entry = queue_.Pop();
-      UpdateGaugeLocked();
+      UpdateDepthLocked();
       Queued& q = entry->second;
       out_.Clear();
       if (q.type == Queued::Type::kResyncDone) {
@@ -114,18 +114,18 @@ void Session::Pump() {
   }
 }
 
-void Session::Establish(const std::string& node, prometheus::Gauge* queue_depth,
-                        const v1::Hello& hello, v1::SyncResponse hello_reply) {
+void Session::Establish(const std::string& node, NodeQueueDepths* depths, const v1::Hello& hello,
+                        v1::SyncResponse hello_reply) {
   absl::MutexLock lock(&mu_);
   node_ = node;
-  queue_depth_ = queue_depth;
+  depths_ = depths;
   established_ = true;
   for (const v1::InventoryItem& item : hello.inventory()) {
     if (!net::ValidateRef(item.ref()).ok()) continue;  // cannot address it; the LC logs its own
     held_[net::ObjectKey(item.ref())] = Held{item.ref().uid(), item.version()};
   }
   control_.push_back(std::move(hello_reply));
-  UpdateGaugeLocked();
+  UpdateDepthLocked();
 }
 
 bool Session::established() const {
@@ -158,7 +158,7 @@ bool Session::PushLocked(const std::string& key, Queued entry) {
   if (queue_.Push(key, std::move(entry)) == CoalescingQueue<Queued>::PushResult::kFull) {
     return false;
   }
-  UpdateGaugeLocked();
+  UpdateDepthLocked();
   return true;
 }
 
@@ -235,8 +235,18 @@ std::size_t Session::in_flight() const {
   return sent_.size();
 }
 
-void Session::UpdateGaugeLocked() {
-  if (queue_depth_ != nullptr) queue_depth_->Set(static_cast<double>(queue_.size()));
+void Session::UpdateDepthLocked() {
+  if (depths_ == nullptr) return;
+  depths_->Changed(reported_depth_, queue_.size());
+  reported_depth_ = queue_.size();
+}
+
+void Session::ReleaseQueueDepth() {
+  absl::MutexLock lock(&mu_);
+  if (depths_ == nullptr) return;
+  depths_->Changed(reported_depth_, 0);
+  reported_depth_ = 0;
+  depths_ = nullptr;
 }
 
 }  // namespace nereid::gm

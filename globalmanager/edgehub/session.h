@@ -22,9 +22,9 @@
 #include "absl/time/time.h"
 #include "common/time/clock.h"
 #include "globalmanager/edgehub/coalescing_queue.h"
+#include "globalmanager/edgehub/node_queue_depths.h"
 #include "grpcpp/support/status.h"
 #include "nereid/edge/v1/sync.pb.h"
-#include "prometheus/gauge.h"
 
 namespace nereid::gm {
 
@@ -72,9 +72,12 @@ class Session {
   grpc::Status finish_status() const;
 
   // --- established by the Hello (hub, under its lock) ---
-  // Records the node and what it holds; queues the HelloReply.
-  void Establish(const std::string& node, prometheus::Gauge* queue_depth,
-                 const edge::v1::Hello& hello, edge::v1::SyncResponse hello_reply);
+  // Records the node and what it holds; queues the HelloReply. The queue's length is reported to
+  // `depths` (may be null) from here until ReleaseQueueDepth.
+  void Establish(const std::string& node, NodeQueueDepths* depths, const edge::v1::Hello& hello,
+                 edge::v1::SyncResponse hello_reply);
+  // The stream is done: its queue no longer counts in the depths. Idempotent.
+  void ReleaseQueueDepth();
   bool established() const;
   const std::string& node() const { return node_; }  // set once by Establish, before sharing
 
@@ -125,14 +128,15 @@ class Session {
   };
 
   bool PushLocked(const std::string& key, Queued entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UpdateGaugeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UpdateDepthLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
   const uint64_t id_;
   std::string node_;
-  prometheus::Gauge* queue_depth_ = nullptr;
 
   mutable absl::Mutex mu_;
+  NodeQueueDepths* depths_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::size_t reported_depth_ ABSL_GUARDED_BY(mu_) = 0;  // What depths_ counts for us.
   SessionTransport* transport_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool established_ ABSL_GUARDED_BY(mu_) = false;
   bool resync_pending_ ABSL_GUARDED_BY(mu_) = true;

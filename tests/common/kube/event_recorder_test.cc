@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "common/kube/errors.h"
@@ -9,6 +10,7 @@
 #include "common/time/fake_clock.h"
 #include "tests/fakes/eventually.h"
 #include "tests/fakes/fake_kube_client.h"
+#include "tests/fakes/intercepting_kube_client.h"
 
 namespace nereid::kube {
 namespace {
@@ -209,6 +211,41 @@ TEST_CASE("event recorder Stop sends what is queued", "[events]") {
   recorder->Record(Dataset("late"), EventType::kNormal, "Created", "x");  // Ignored after Stop.
   recorder.reset();
   CHECK(f.Events().size() == 3);
+}
+
+TEST_CASE("event recorder Stop drains until its deadline, then drops and counts the rest",
+          "[events]") {
+  // Every request costs 200 ms on the clock, as a 5 q/s client rate limiter would make it.
+  Fixture f;
+  fakes::InterceptingKubeClient throttled(&f.client);
+  throttled.SetInterceptor([&](Verb, const Resource&, const ListOptions*) {
+    f.clock.Advance(absl::Milliseconds(200));
+    return std::optional<absl::Status>();
+  });
+  EventRecorderOptions options = Options();
+  // Nothing is sent before Stop: the first event waits out its window on the (still) clock.
+  options.coalesce_window = absl::Seconds(3);
+  EventRecorder recorder(&throttled, options, &f.clock);
+  for (int i = 0; i < 20; ++i) {
+    recorder.Record(Dataset("ds" + std::to_string(i)), EventType::kNormal, "Created", "x");
+  }
+  recorder.Start();
+  const absl::Time stop = f.clock.Now();
+  recorder.Stop(absl::Seconds(1));
+  // Five requests fit in the second; the rest are dropped, not sent past it.
+  CHECK(f.Events().size() == 5);
+  CHECK(recorder.GetStats().created == 5);
+  CHECK(recorder.GetStats().dropped_at_stop == 15);
+  CHECK(f.clock.Now() - stop == absl::Seconds(1));
+}
+
+TEST_CASE("event recorder Stop counts what a never-started recorder had queued", "[events]") {
+  Fixture f;
+  EventRecorder recorder(&f.client, Options(), &f.clock);
+  recorder.Record(Dataset("ds1"), EventType::kNormal, "Created", "x");
+  recorder.Stop(absl::Seconds(1));
+  CHECK(f.Events().empty());
+  CHECK(recorder.GetStats().dropped_at_stop == 1);
 }
 
 TEST_CASE("event recorder coalesces an object's events of one reason within the window",

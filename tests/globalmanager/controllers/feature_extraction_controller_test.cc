@@ -119,6 +119,26 @@ TEST_CASE("FE: Sedna's Deployment and Service, labels, env, owner; replicas defa
   REQUIRE(f.Converges([&] { return f.models.Needs(kRequester).empty(); }));
 }
 
+TEST_CASE("FE: the pass after its own status write, before the caches show the children") {
+  // The status write re-queues the service at once, before the child informers have delivered
+  // what the first pass created: that pass must neither create them again (AlreadyExists) nor
+  // judge them missing (a second status write), and a new service needs no live read.
+  Fixture f(Fes(), {}, {ModelObject("m3l")});
+  f.FreezeCaches({&Deployments(), &Services()});
+  f.env.client().ClearActions();
+  f.env.Create(Fes(), FeObject());
+  // Two passes: the service's creation and our status write. (Waiting reads no object: the
+  // test's own reads would count.)
+  REQUIRE(f.Converges([&] { return f.IdleAfter(2); }));
+  CHECK(f.env.client().CountActions(fakes::Verb::kCreate, Deployments().QualifiedName()) == 1);
+  CHECK(f.env.client().CountActions(fakes::Verb::kCreate, Services().QualifiedName()) == 1);
+  CHECK(f.env.client().CountActions(fakes::Verb::kUpdateStatus, Fes().QualifiedName()) == 1);
+  CHECK(f.env.client().CountActions(fakes::Verb::kGet, Fes().QualifiedName()) == 0);
+  // Judged from the Deployment as created, not as "not created yet".
+  CHECK(f.Phase("fe") == "Pending");
+  CHECK(f.Status("fe").dump().find("not created yet") == std::string::npos);
+}
+
 TEST_CASE("FE: Running from the Deployment's status, Failed only on a real failure, then recovery") {
   Fixture f(Fes(), {}, {ModelObject("m3l")});
   f.env.Create(Fes(), FeObject());

@@ -63,6 +63,21 @@ struct ServiceFixture {
   ~ServiceFixture() { env.StopInformersAndController(*controller); }
 
   bool Converges(const std::function<bool()>& cond) { return env.Converges(cond); }
+  // Stops the controller's informers of `resources`; their caches keep what they hold. So they
+  // stay behind the controller's own writes, as an informer that has not caught up yet.
+  void FreezeCaches(const std::vector<const kube::Resource*>& resources) {
+    for (kube::SharedInformer* informer : controller->informers()) {
+      for (const kube::Resource* r : resources) {
+        if (informer->resource().QualifiedName() == r->QualifiedName()) informer->Stop();
+      }
+    }
+  }
+  // Whether the controller's queue took at least `adds` keys and has none queued, waiting or in
+  // hand (every pass those adds asked for has run).
+  bool IdleAfter(int64_t adds) {
+    const kube::WorkQueue::Metrics m = controller->runner().queue().GetMetrics();
+    return m.adds >= adds && m.depth == 0 && m.waiting == 0 && m.processing == 0;
+  }
   bool Exists(const kube::Resource& r, const std::string& name) {
     return env.client().Get(r, "default", name).ok();
   }

@@ -76,6 +76,23 @@ TEST_CASE("objt: reid Deployment + Service and tracking pods; placed by nodeSele
   REQUIRE(f.Converges([&] { return f.controller->EdgeNodes("default/track").empty(); }));
 }
 
+TEST_CASE("objt: a pod the cache does not show yet is neither created again nor read live") {
+  // Pods have generated names, so a second create would not collide: the pass our status write
+  // triggers must count the pod it created in its slot.
+  Fixture f(Objt(), {LabelledEdgeNode("edge-a1", "a")});
+  f.FreezeCaches({&Deployments(), &Services(), &kube::resources::Pods()});
+  f.env.client().ClearActions();
+  f.env.Create(Objt(), ObjtObject());
+  REQUIRE(f.Converges([&] { return f.IdleAfter(2); }));  // Creation and our status write.
+  CHECK(f.Pods().size() == 1);
+  const std::string pods = kube::resources::Pods().QualifiedName();
+  CHECK(f.env.client().CountActions(fakes::Verb::kCreate, pods) == 1);
+  CHECK(f.env.client().CountActions(fakes::Verb::kGet, pods) == 0);
+  CHECK(f.env.client().CountActions(fakes::Verb::kUpdateStatus, Objt().QualifiedName()) == 1);
+  CHECK(f.env.client().CountActions(fakes::Verb::kGet, Objt().QualifiedName()) == 0);
+  CHECK(f.Status("track").dump().find("not created yet") == std::string::npos);
+}
+
 TEST_CASE("objt: a malformed node selection is an invalid spec") {
   Fixture f(Objt());
   Json objt = ObjtObject();

@@ -200,6 +200,10 @@ TEST_CASE("S3 worker settings: Sedna's initializer image, secretKeyRef unless li
   CHECK(MustLoad(With({"--secret-cache-ttl-seconds=0"})).secret_cache_ttl_seconds == 0);
   CHECK(MustLoad(With({"--config", file.Write("secretCacheTTLSeconds: 5\n")}))
             .secret_cache_ttl_seconds == 5);
+  CHECK(defaults.event_drain_timeout_seconds == 5);
+  CHECK(MustLoad(With({"--event-drain-timeout-seconds=2"})).event_drain_timeout_seconds == 2);
+  CHECK(MustLoad(With({"--config", file.Write("eventDrainTimeoutSeconds: 0\n")}))
+            .event_drain_timeout_seconds == 0);
 }
 
 TEST_CASE("precedence with valid lease timings") {

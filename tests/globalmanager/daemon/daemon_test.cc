@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,47 @@ TEST_CASE("without leader election the GM leads at once; bad listeners fail Star
   CHECK_FALSE(started.ok());
   CHECK(started.message().find("/nonexistent/gm.crt") != std::string::npos);
   gm->Stop();
+}
+
+TEST_CASE("a GM with a backlog of Events stops within its drain limit, dropping the rest") {
+  // Every Event takes 200 ms to send (an API server that throttles the GM to 5 q/s): 40 queued
+  // ones would hold the stop for 8 s.
+  fakes::FakeKubeClient api;
+  fakes::InterceptingKubeClient throttled(&api);
+  throttled.SetInterceptor(
+      [](fakes::Verb verb, const kube::Resource& resource, const kube::ListOptions*) {
+        if (verb == fakes::Verb::kCreate && resource.resource == "events") {
+          absl::SleepFor(absl::Milliseconds(200));
+        }
+        return std::optional<absl::Status>();
+      });
+  constexpr int kDatasets = 40;
+  for (int i = 0; i < kDatasets; ++i) {
+    Json bad = DatasetObject("d" + std::to_string(i), "edge-a");
+    bad["spec"].erase("format");  // Each gets a SpecValid=False status and an InvalidSpec Event.
+    REQUIRE(api.Create(api::resources::Datasets(), "default", bad).ok());
+  }
+  GmConfig config = TestConfig("gm-drain");
+  config.leader_election.enabled = false;
+  config.event_drain_timeout_seconds = 1;
+  DaemonOptions options;
+  options.client = &throttled;
+  options.shutdown_grace = absl::Seconds(1);
+  auto gm = *Daemon::Create(config, options);
+  REQUIRE(gm->Start().ok());
+  REQUIRE(Eventually([&] {
+    for (const Json& d : api.Objects(api::resources::Datasets())) {
+      if (kube::FindPath(d, "status.conditions") == nullptr) return false;
+    }
+    return true;
+  }));
+  const absl::Time stop = absl::Now();
+  gm->Stop();
+  const absl::Duration took = absl::Now() - stop;
+  INFO("stop took " << absl::FormatDuration(took));
+  // The drain limit, one request under way and the rest of the stop; not the 8 s backlog.
+  CHECK(took < absl::Seconds(3));
+  CHECK(api.Objects(kube::resources::Events()).size() < kDatasets);
 }
 
 }  // namespace

@@ -172,6 +172,10 @@ TEST_CASE("a node's queue coalesces while the in-flight window is full", "[edgeh
   EdgeHub::NodeStatus status = f.hub->Node("edge-a");
   CHECK(status.queued == 2);
   CHECK(status.in_flight == 1);
+  const NodeQueueDepths& depths = f.hub->metrics().queue_depths();
+  CHECK(depths.queued_changes() == 2);
+  CHECK(depths.nodes_with_backlog() == 1);
+  CHECK(depths.max_depth() == 2);
 
   node->Ack(first);
   v1::Change second = node->NextChange();
@@ -182,6 +186,8 @@ TEST_CASE("a node's queue coalesces while the in-flight window is full", "[edgeh
   node->Ack(third);
   CHECK(Eventually([&] { return f.hub->Node("edge-a").in_flight == 0; }));
   CHECK(f.hub->Node("edge-a").queued == 0);
+  CHECK(depths.queued_changes() == 0);
+  CHECK(depths.nodes_with_backlog() == 0);
 }
 
 TEST_CASE("a second stream for a node replaces the first", "[edgehub]") {
@@ -419,6 +425,9 @@ TEST_CASE("a node whose difference overflows the queue is told to come back", "[
   node->Hello("edge-a");
   grpc::Status status = node->AwaitEnd();
   CHECK(status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // What the ended stream had queued no longer counts.
+  CHECK(Eventually([&] { return f.hub->metrics().queue_depths().queued_changes() == 0; }));
+  CHECK(f.hub->metrics().queue_depths().nodes_with_backlog() == 0);
 }
 
 TEST_CASE("controller calls are validated", "[edgehub]") {

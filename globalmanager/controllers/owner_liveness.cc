@@ -1,0 +1,22 @@
+#include "globalmanager/controllers/owner_liveness.h"
+
+#include "common/kube/errors.h"
+
+namespace nereid::gm {
+
+bool MayHaveLostChildren(const kube::Json& owner) {
+  return kube::FindPath(owner, "status.observedGeneration") != nullptr;
+}
+
+absl::StatusOr<bool> OwnerStillExists(kube::KubeClient& client, const kube::Resource& resource,
+                                      const kube::Json& owner) {
+  absl::StatusOr<kube::Json> live =
+      client.Get(resource, kube::Namespace(owner), kube::Name(owner));
+  if (!live.ok()) {
+    if (absl::IsNotFound(live.status())) return false;
+    return live.status();
+  }
+  return kube::Uid(*live) == kube::Uid(owner) && !kube::IsBeingDeleted(*live);
+}
+
+}  // namespace nereid::gm
