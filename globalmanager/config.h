@@ -18,7 +18,7 @@
 //   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
 // plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
 //   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
-//   controllerWorkers, reportWorkers, kubeAPIQPS, kubeAPIBurst, logLevel,
+//   controllerWorkers, reportWorkers, maxHeldReports, kubeAPIQPS, kubeAPIBurst, logLevel,
 //   edgeKeepalive: {time, timeout, minClientPingInterval}.
 // Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
 // ("15s", "1m30s") or integer seconds.
@@ -86,6 +86,9 @@ struct GmConfig {
   net::KeepaliveOptions edge_keepalive;
   int controller_workers = 2;  // reconcile workers per controller
   int report_workers = 4;      // threads writing edge reports to the Kubernetes API
+  // Edge reports of all nodes held (waiting or being written); beyond it, or beyond a node's fair
+  // share of it, a report is answered RETRY and stays in the LC's outbox.
+  int64_t max_held_reports = 16'384;
   // Client-side rate limit towards the Kubernetes API (0 = none). Status writes from edge reports
   // dominate; at RestClient's 50 qps a 1,000-node fleet's reports queue for minutes
   // (bench/RESULTS.md, GM fan-out). The API server's own priority and fairness still applies.

@@ -112,6 +112,7 @@ absl::Status Daemon::Start() {
   hub.gm_version = "nereid-gm/" + identity();
   hub.registry = registry_;
   hub.report_handler = router_.get();
+  hub.max_held_reports = static_cast<std::size_t>(config_.max_held_reports);
   hub_ = std::make_unique<EdgeHub>(hub);
   dispatcher_ = std::make_unique<EdgeHubDispatcher>(hub_.get());
 

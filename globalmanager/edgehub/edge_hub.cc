@@ -33,7 +33,10 @@ std::string_view ResultName(v1::ReportResult result) {
 EdgeHub::EdgeHub(Options options)
     : options_(std::move(options)),
       metrics_(options_.registry),
-      liveness_(std::make_shared<Liveness>()) {
+      liveness_(std::make_shared<Liveness>()),
+      reports_(ReportScheduler::Options{options_.max_pending_reports, options_.max_held_reports,
+                                        options_.min_report_share,
+                                        options_.max_reports_dispatched}) {
   absl::MutexLock lock(&liveness_->mu);
   liveness_->hub = this;
   absl::MutexLock hub_lock(&mu_);
@@ -105,6 +108,7 @@ absl::Status EdgeHub::Remove(std::string_view node, const v1::ObjectRef& ref) {
 void EdgeHub::MarkSynced() {
   std::vector<std::shared_ptr<Session>> to_pump;
   std::vector<Dispatch> dispatch;
+  std::size_t resyncs = 0;
   {
     absl::MutexLock lock(&mu_);
     if (synced_) return;
@@ -115,14 +119,13 @@ void EdgeHub::MarkSynced() {
         if (!FinishResyncLocked(state, 0)) OverflowLocked(state);
         to_pump.push_back(state.session);
       }
-      std::vector<ReportPtr> held = std::move(state.held_reports);
-      state.held_reports.clear();
-      state.pending_reports -= held.size();
-      for (ReportPtr& report : held) AdmitReportLocked(node, state, std::move(report), dispatch);
-      if (state.session != nullptr) to_pump.push_back(state.session);
     }
+    resyncs = to_pump.size();
+    // Reports held until now go to the handler (or are refused when their object is not the
+    // node's); their ReportAcks go out with the pumps below.
+    dispatch = TakeReportsLocked(to_pump);
   }
-  LOG(INFO) << "edge hub: registry synced; resyncing " << to_pump.size() << " waiting streams";
+  LOG(INFO) << "edge hub: registry synced; resyncing " << resyncs << " waiting streams";
   for (auto& session : to_pump) session->Pump();
   DispatchReports(std::move(dispatch));
 }
@@ -195,7 +198,7 @@ EdgeHub::NodeStatus EdgeHub::StatusOfLocked(const std::string& node, const NodeS
     status.queued = state.session->queued();
     status.in_flight = state.session->in_flight();
   }
-  status.pending_reports = state.pending_reports;
+  status.pending_reports = reports_.held(node);
   return status;
 }
 
@@ -397,6 +400,7 @@ void EdgeHub::HandleReport(const std::shared_ptr<Session>& session,
                            const v1::StatusReport& report) {
   const std::string& node = session->node();
   std::vector<Dispatch> dispatch;
+  std::vector<std::shared_ptr<Session>> to_pump;
   {
     absl::MutexLock lock(&mu_);
     NodeState& state = nodes_[node];
@@ -406,59 +410,91 @@ void EdgeHub::HandleReport(const std::shared_ptr<Session>& session,
                           ToStd(valid.message()));
       return;
     }
-    if (state.pending_reports >= options_.max_pending_reports) {
-      metrics_.reports_retry().Increment();
-      SendReportAckLocked(state, report.seq(), v1::REPORT_RETRY, "Busy",
-                          "too many reports of this node in progress");
-      return;
+    // Before MarkSynced the registry cannot tell yet; TakeReportsLocked checks again anyway.
+    if (synced_) {
+      if (std::optional<ReportOutcome> refusal = RefuseForeignLocked(node, state, report)) {
+        metrics_.reports_rejected().Increment();
+        SendReportAckLocked(state, report.seq(), v1::REPORT_REJECTED, refusal->reason,
+                            refusal->message);
+        return;
+      }
     }
-    auto shared = std::make_shared<const v1::StatusReport>(report);
-    if (!synced_) {
-      state.held_reports.push_back(std::move(shared));
-      ++state.pending_reports;
-      return;
+    const ReportScheduler::Admission admission = reports_.Admit(
+        node, net::ObjectKey(report.ref()), std::make_shared<const v1::StatusReport>(report));
+    switch (admission) {
+      case ReportScheduler::Admission::kQueued: break;
+      case ReportScheduler::Admission::kDuplicate:
+        // A resend (after a reconnect) of a report still held: its ACK will come.
+        metrics_.reports_deduplicated().Increment();
+        return;
+      default: RefuseReportLocked(state, report.seq(), admission); return;
     }
-    AdmitReportLocked(node, state, std::move(shared), dispatch);
+    metrics_.reports_held().Set(static_cast<double>(reports_.held()));
+    dispatch = TakeReportsLocked(to_pump);
   }
+  for (auto& other : to_pump) other->Pump();
   DispatchReports(std::move(dispatch));
 }
 
-void EdgeHub::AdmitReportLocked(const std::string& node, NodeState& state, ReportPtr report,
-                                std::vector<Dispatch>& dispatch) {
-  const std::string key = net::ObjectKey(report->ref());
+std::optional<ReportOutcome> EdgeHub::RefuseForeignLocked(const std::string& node,
+                                                          const NodeState& state,
+                                                          const v1::StatusReport& report) {
+  const std::string key = net::ObjectKey(report.ref());
   auto it = state.desired.find(key);
-  const bool uid_mismatch = it != state.desired.end() && !report->ref().uid().empty() &&
+  const bool uid_mismatch = it != state.desired.end() && !report.ref().uid().empty() &&
                             !it->second->ref().uid().empty() &&
-                            report->ref().uid() != it->second->ref().uid();
-  if (it == state.desired.end() || uid_mismatch) {
-    const bool foreign = it == state.desired.end() && owners_.contains(key);
-    metrics_.reports_rejected().Increment();
-    if (foreign) {
-      metrics_.foreign_reports().Increment();
-      LOG(WARNING) << "edge hub: node " << node << " reported about "
-                   << net::RefString(report->ref()) << ", which is another node's object; refused";
-      SendReportAckLocked(
-          state, report->seq(), v1::REPORT_REJECTED, "NotThisNode",
-          absl::StrCat(net::RefString(report->ref()), " is not sent to node ", node));
-    } else {
-      SendReportAckLocked(state, report->seq(), v1::REPORT_REJECTED, "ObjectGone",
-                          absl::StrCat(net::RefString(report->ref()),
-                                       uid_mismatch ? " was re-created (uid changed)"
-                                                    : " no longer exists for this node"));
-    }
-    return;
+                            report.ref().uid() != it->second->ref().uid();
+  if (it != state.desired.end() && !uid_mismatch) return std::nullopt;
+  if (it == state.desired.end() && owners_.contains(key)) {
+    metrics_.foreign_reports().Increment();
+    LOG(WARNING) << "edge hub: node " << node << " reported about " << net::RefString(report.ref())
+                 << ", which is another node's object; refused";
+    return ReportOutcome::Rejected(
+        "NotThisNode", absl::StrCat(net::RefString(report.ref()), " is not sent to node ", node));
   }
-  std::deque<ReportPtr>& queue = state.report_queues[key];
-  for (const ReportPtr& queued : queue) {
-    // A resend (after a reconnect) of a report still with the handler: its ACK will come.
-    if (queued->seq() == report->seq()) {
-      metrics_.reports_deduplicated().Increment();
-      return;
-    }
+  return ReportOutcome::Rejected(
+      "ObjectGone", absl::StrCat(net::RefString(report.ref()),
+                                 uid_mismatch ? " was re-created (uid changed)"
+                                              : " no longer exists for this node"));
+}
+
+void EdgeHub::RefuseReportLocked(NodeState& state, uint64_t seq,
+                                 ReportScheduler::Admission admission) {
+  metrics_.reports_retry().Increment();
+  std::string_view message;
+  switch (admission) {
+    case ReportScheduler::Admission::kNodeFull:
+      metrics_.reports_refused_node().Increment();
+      message = "too many reports of this node in progress";
+      break;
+    case ReportScheduler::Admission::kOverShare:
+      metrics_.reports_refused_share().Increment();
+      message = "this node holds its share of the GM's reports in progress";
+      break;
+    default:
+      metrics_.reports_refused_total().Increment();
+      message = "the GM holds as many reports as it may";
+      break;
   }
-  queue.push_back(report);
-  ++state.pending_reports;
-  if (queue.size() == 1) dispatch.push_back(Dispatch{node, std::move(report)});
+  SendReportAckLocked(state, seq, v1::REPORT_RETRY, "Busy", message);
+}
+
+std::vector<EdgeHub::Dispatch> EdgeHub::TakeReportsLocked(
+    std::vector<std::shared_ptr<Session>>& to_pump) {
+  std::vector<Dispatch> dispatch;
+  if (!synced_) return dispatch;
+  while (std::optional<Dispatch> next = reports_.Next()) {
+    // The object may have gone from the node while the report waited.
+    std::optional<ReportOutcome> refusal =
+        RefuseForeignLocked(next->node, nodes_[next->node], *next->report);
+    if (!refusal.has_value()) {
+      dispatch.push_back(*std::move(next));
+      continue;
+    }
+    AnswerReportsLocked(next->node, next->key, next->report->seq(), *refusal);
+    if (const auto& session = nodes_[next->node].session) to_pump.push_back(session);
+  }
+  return dispatch;
 }
 
 void EdgeHub::SendReportAckLocked(NodeState& state, uint64_t seq, v1::ReportResult result,
@@ -476,16 +512,16 @@ void EdgeHub::SendReportAckLocked(NodeState& state, uint64_t seq, v1::ReportResu
 
 void EdgeHub::DispatchReports(std::vector<Dispatch> dispatch) {
   for (Dispatch& d : dispatch) {
-    const std::string key = net::ObjectKey(d.report->ref());
     const uint64_t seq = d.report->seq();
     if (options_.report_handler == nullptr) {
-      CompleteReport(d.node, key, seq,
+      CompleteReport(d.node, d.key, seq,
                      ReportOutcome::Retry("NoHandler", "the GM has no handler for reports yet"));
       continue;
     }
     auto called = std::make_shared<std::atomic<bool>>(false);
     std::weak_ptr<Liveness> liveness = liveness_;
-    ReportCompletion done = [liveness, called, node = d.node, key, seq](ReportOutcome outcome) {
+    ReportCompletion done = [liveness, called, node = d.node, key = d.key,
+                             seq](ReportOutcome outcome) {
       if (called->exchange(true)) {
         LOG(ERROR) << "edge hub: report " << seq << " of node " << node
                    << " completed twice; ignored";
@@ -512,47 +548,50 @@ void EdgeHub::DispatchReports(std::vector<Dispatch> dispatch) {
 void EdgeHub::CompleteReport(const std::string& node, const std::string& key, uint64_t seq,
                              ReportOutcome outcome) {
   std::vector<Dispatch> next;
-  std::shared_ptr<Session> to_pump;
+  std::vector<std::shared_ptr<Session>> to_pump;
   {
     absl::MutexLock lock(&mu_);
-    auto node_it = nodes_.find(node);
-    if (node_it == nodes_.end()) return;
-    NodeState& state = node_it->second;
-    auto queue_it = state.report_queues.find(key);
-    if (queue_it == state.report_queues.end() || queue_it->second.empty() ||
-        queue_it->second.front()->seq() != seq) {
+    if (!AnswerReportsLocked(node, key, seq, outcome)) {
       LOG(ERROR) << "edge hub: completion for report " << seq << " of node " << node
                  << " that is not in progress; ignored";
       return;
     }
-    queue_it->second.pop_front();
-    --state.pending_reports;
-    if (queue_it->second.empty()) {
-      state.report_queues.erase(queue_it);
-    } else {
-      next.push_back(Dispatch{node, queue_it->second.front()});
-    }
-    v1::ReportResult result = v1::REPORT_ACCEPTED;
-    switch (outcome.code) {
-      case ReportOutcome::Code::kAccepted: metrics_.reports_accepted().Increment(); break;
-      case ReportOutcome::Code::kRejected:
-        metrics_.reports_rejected().Increment();
-        result = v1::REPORT_REJECTED;
-        break;
-      case ReportOutcome::Code::kRetry:
-        metrics_.reports_retry().Increment();
-        result = v1::REPORT_RETRY;
-        break;
-    }
-    if (result != v1::REPORT_ACCEPTED) {
-      LOG(INFO) << "edge hub: node " << node << " report " << seq << " about " << key << ": "
-                << ResultName(result) << " (" << outcome.reason << ": " << outcome.message << ")";
-    }
-    SendReportAckLocked(state, seq, result, outcome.reason, outcome.message);
-    to_pump = state.session;
+    if (const auto& session = nodes_[node].session) to_pump.push_back(session);
+    // The freed place goes to whichever node's turn it is.
+    next = TakeReportsLocked(to_pump);
   }
-  if (to_pump) to_pump->Pump();
+  for (auto& session : to_pump) session->Pump();
   DispatchReports(std::move(next));
+}
+
+bool EdgeHub::AnswerReportsLocked(const std::string& node, const std::string& key, uint64_t seq,
+                                  const ReportOutcome& outcome) {
+  std::optional<std::vector<uint64_t>> answered = reports_.Complete(node, key, seq);
+  if (!answered.has_value()) return false;
+  metrics_.reports_held().Set(static_cast<double>(reports_.held()));
+  v1::ReportResult result = v1::REPORT_ACCEPTED;
+  prometheus::Counter* counter = &metrics_.reports_accepted();
+  switch (outcome.code) {
+    case ReportOutcome::Code::kAccepted: break;
+    case ReportOutcome::Code::kRejected:
+      result = v1::REPORT_REJECTED;
+      counter = &metrics_.reports_rejected();
+      break;
+    case ReportOutcome::Code::kRetry:
+      result = v1::REPORT_RETRY;
+      counter = &metrics_.reports_retry();
+      break;
+  }
+  if (result != v1::REPORT_ACCEPTED) {
+    LOG(INFO) << "edge hub: node " << node << " report " << seq << " about " << key << ": "
+              << ResultName(result) << " (" << outcome.reason << ": " << outcome.message << ")";
+  }
+  NodeState& state = nodes_[node];
+  for (uint64_t answered_seq : *answered) {
+    counter->Increment();
+    SendReportAckLocked(state, answered_seq, result, outcome.reason, outcome.message);
+  }
+  return true;
 }
 
 }  // namespace nereid::gm

@@ -12,15 +12,17 @@
 //  - Node identity comes from the client certificate (CN or DNS SAN); a Hello naming another node
 //    is refused with PERMISSION_DENIED. A second stream for a node replaces the first.
 //  - Upstream reports go to the ReportHandler only when they are about an object the hub sends to
-//    that node; the ReportAck follows the handler's completion (see report_handler.h).
+//    that node; the ReportAck follows the handler's completion (see report_handler.h). The hub
+//    holds them within a global bound with a fair share per node and hands them over
+//    round-robin across nodes (report_scheduler.h).
 //
 // Threading: gRPC reactions and controller calls take mu_ briefly; no lock is held while calling
 // gRPC, the ReportHandler or the DeliveryListener. Lock order: mu_ -> Session::mu_.
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "globalmanager/edgehub/delivery_listener.h"
 #include "globalmanager/edgehub/hub_metrics.h"
 #include "globalmanager/edgehub/report_handler.h"
+#include "globalmanager/edgehub/report_scheduler.h"
 #include "globalmanager/edgehub/session.h"
 #include "nereid/edge/v1/sync.grpc.pb.h"
 
@@ -48,6 +51,14 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     std::size_t max_queue = 100'000;
     // Reports of one node held or being written; beyond it reports are answered RETRY.
     std::size_t max_pending_reports = 1024;
+    // Reports of all nodes held or being written; beyond it, or beyond a node's fair share of it
+    // (max_held_reports ÷ (nodes holding reports + 1), at least min_report_share), RETRY (see
+    // report_scheduler.h). At the default API limit (500 writes/s) the default is about half a
+    // minute of status writes.
+    std::size_t max_held_reports = 16'384;
+    std::size_t min_report_share = 8;
+    // Reports with the ReportHandler at once, taken round-robin over the nodes.
+    std::size_t max_reports_dispatched = 256;
     // Only with --insecure (plaintext, no certificates): trust the node name in the Hello.
     bool allow_unauthenticated = false;
     // Whether Hellos are answered from the start (see SetAcceptingStreams).
@@ -106,22 +117,12 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   void OnSessionDone(const std::shared_ptr<Session>& session);
 
  private:
-  using ReportPtr = std::shared_ptr<const edge::v1::StatusReport>;
-
   struct NodeState {
     // Ordered so a resync sends objects in a stable order.
     std::map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
     std::shared_ptr<Session> session;
-    // Reports received before MarkSynced.
-    std::vector<ReportPtr> held_reports;
-    // Per object key: the report at the front is with the handler, the rest wait (in seq order).
-    absl::flat_hash_map<std::string, std::deque<ReportPtr>> report_queues;
-    std::size_t pending_reports = 0;
   };
-  struct Dispatch {
-    std::string node;
-    ReportPtr report;
-  };
+  using Dispatch = ReportScheduler::Dispatch;
   // Lets completions that outlive the hub (a slow handler) find out it is gone; the destructor
   // waits for completions running at that moment.
   struct Liveness {
@@ -138,8 +139,21 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // Queues for `session` the removes of objects it holds but should not, and the ResyncDone.
   // Returns false when the queue overflowed.
   bool FinishResyncLocked(NodeState& state, uint32_t upserts) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AdmitReportLocked(const std::string& node, NodeState& state, ReportPtr report,
-                         std::vector<Dispatch>& dispatch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The rejection of a report about an object the hub does not send to `node` (another node's,
+  // gone, or re-created), or nullopt when the node may report about it.
+  std::optional<ReportOutcome> RefuseForeignLocked(const std::string& node, const NodeState& state,
+                                                   const edge::v1::StatusReport& report)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Answers RETRY to a report the scheduler did not admit, and counts it.
+  void RefuseReportLocked(NodeState& state, uint64_t seq, ReportScheduler::Admission admission)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes from the scheduler what the handler may have now (after the synced gate), answering
+  // reports whose object went away meanwhile; sessions with new ReportAcks go to `to_pump`.
+  std::vector<Dispatch> TakeReportsLocked(std::vector<std::shared_ptr<Session>>& to_pump)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Answers every report a completion of (node, key, seq) covers; false when it was not pending.
+  bool AnswerReportsLocked(const std::string& node, const std::string& key, uint64_t seq,
+                           const ReportOutcome& outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendReportAckLocked(NodeState& state, uint64_t seq, edge::v1::ReportResult result,
                            std::string_view reason, std::string_view message)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -160,6 +174,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // Object key -> number of nodes whose registry holds it (tells "another node's object" apart
   // from "object gone" when refusing a report).
   absl::flat_hash_map<std::string, int> owners_ ABSL_GUARDED_BY(mu_);
+  ReportScheduler reports_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;

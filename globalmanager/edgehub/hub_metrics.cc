@@ -51,6 +51,21 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                                    "over twice")
                                .Register(r)
                                .Add({});
+  auto& refused = prometheus::BuildCounter()
+                      .Name("nereid_edgehub_reports_refused_total")
+                      .Help(
+                          "Reports answered RETRY by a bound on the reports held: the node's own "
+                          "(node), its fair share of the global bound (share), the global bound "
+                          "(global)")
+                      .Register(r);
+  reports_refused_node_ = &refused.Add({{"bound", "node"}});
+  reports_refused_share_ = &refused.Add({{"bound", "share"}});
+  reports_refused_total_ = &refused.Add({{"bound", "global"}});
+  reports_held_ = &prometheus::BuildGauge()
+                       .Name("nereid_edgehub_reports_held")
+                       .Help("Reports of all nodes held by the hub: waiting or being written")
+                       .Register(r)
+                       .Add({});
   foreign_reports_ = &prometheus::BuildCounter()
                           .Name("nereid_edgehub_foreign_reports_total")
                           .Help("Reports refused because they were about another node's object")

@@ -35,6 +35,13 @@ class HubMetrics {
   prometheus::Counter& reports_retry() { return *reports_retry_; }
   // Resent reports (after a reconnect) that were still with the handler: not handed over twice.
   prometheus::Counter& reports_deduplicated() { return *reports_deduplicated_; }
+  // Reports answered RETRY because of a bound on the reports the hub holds: the node's own
+  // (max_pending_reports), its fair share of the global bound, or the global bound itself.
+  prometheus::Counter& reports_refused_node() { return *reports_refused_node_; }
+  prometheus::Counter& reports_refused_share() { return *reports_refused_share_; }
+  prometheus::Counter& reports_refused_total() { return *reports_refused_total_; }
+  // Reports of all nodes held: waiting or with the handler.
+  prometheus::Gauge& reports_held() { return *reports_held_; }
   // Reports about objects the hub sends to another node (refused).
   prometheus::Counter& foreign_reports() { return *foreign_reports_; }
   // Enqueue of a change -> its ACK (or NACK) received.
@@ -51,6 +58,10 @@ class HubMetrics {
   prometheus::Counter* reports_rejected_;
   prometheus::Counter* reports_retry_;
   prometheus::Counter* reports_deduplicated_;
+  prometheus::Counter* reports_refused_node_;
+  prometheus::Counter* reports_refused_share_;
+  prometheus::Counter* reports_refused_total_;
+  prometheus::Gauge* reports_held_;
   prometheus::Counter* foreign_reports_;
   prometheus::Histogram* dispatch_latency_;
   std::unique_ptr<NodeQueueDepths> queue_depths_;

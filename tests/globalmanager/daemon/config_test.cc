@@ -68,6 +68,7 @@ TEST_CASE("defaults: Sedna's ports and servers, leader election on") {
   CHECK(c.min_resync_period_seconds == 30);
   CHECK(c.kube_api_qps == 500);  // Not RestClient's 50: edge reports would queue (fan-out bench).
   CHECK(c.kube_api_burst == 1000);
+  CHECK(c.max_held_reports == 16384);  // about half a minute of status writes at 500/s
   CHECK(c.tls.ca_file == "/certs/ca.crt");
   CHECK_FALSE(c.tls.insecure);
   CHECK(c.leader_election.enabled);
@@ -87,7 +88,8 @@ TEST_CASE("every flag, in both --flag value and --flag=value forms") {
                               "--lease-name=gm-lock", "--id", "gm-0", "--lc-server",
                               "http://127.0.0.1:9100", "--kb-server=https://kb:9020",
                               "--min-resync-period-seconds", "0", "--controller-workers=3",
-                              "--report-workers", "8", "--kube-api-qps=0",
+                              "--report-workers", "8", "--max-held-reports=5000",
+                              "--kube-api-qps=0",
                               "--kube-api-burst", "20", "--log-level=debug"}));
   CHECK(c.kubeconfig == "/k/config");
   CHECK(c.listen == "127.0.0.1:0");
@@ -102,6 +104,7 @@ TEST_CASE("every flag, in both --flag value and --flag=value forms") {
   CHECK(c.min_resync_period_seconds == 0);
   CHECK(c.controller_workers == 3);
   CHECK(c.report_workers == 8);
+  CHECK(c.max_held_reports == 5000);
   CHECK(c.kube_api_qps == 0);  // 0: no client-side limit.
   CHECK(c.kube_api_burst == 20);
   CHECK(c.log_level == "debug");
@@ -160,6 +163,7 @@ httpListen: 0.0.0.0:8080
 leaderElection: {enabled: false, leaseName: file-lease}
 controllerWorkers: 4
 reportWorkers: 2
+maxHeldReports: 100000
 kubeAPIQPS: 1000
 kubeAPIBurst: 2000
 logLevel: warning
@@ -172,6 +176,7 @@ edgeKeepalive: {time: 5s, timeout: 2s, minClientPingInterval: 500ms}
   CHECK(c.leader_election.lease_name == "file-lease");
   CHECK(c.controller_workers == 4);
   CHECK(c.report_workers == 2);
+  CHECK(c.max_held_reports == 100000);
   CHECK(c.kube_api_qps == 1000);
   CHECK(c.kube_api_burst == 2000);
   CHECK(c.log_level == "warning");

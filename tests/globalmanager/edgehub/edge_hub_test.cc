@@ -330,6 +330,70 @@ TEST_CASE("a report is ACKed only after the handler completed it, one per object
   CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 0; }));
 }
 
+TEST_CASE("a chatty node is refused over its share and cannot delay a quiet node's report",
+          "[edgehub]") {
+  EdgeHub::Options options;
+  options.max_held_reports = 64;
+  options.min_report_share = 4;
+  options.max_reports_dispatched = 2;
+  Fixture f(options);
+  std::vector<v1::InventoryItem> chatty_inventory;
+  for (int i = 1; i <= 41; ++i) {
+    const std::string name = "c" + std::to_string(i);
+    REQUIRE(f.hub->Upsert("edge-a", DatasetResource(name, "1", "edge-a")).ok());
+    chatty_inventory.push_back(Item("Dataset", name, "1"));
+  }
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("q", "1", "edge-b")).ok());
+  f.hub->MarkSynced();
+  auto chatty = f.Connect("edge-a");
+  chatty->Hello("edge-a", chatty_inventory);
+  ExpectHelloReply(*chatty, "edge-a");
+  REQUIRE(Expect(*chatty).has_resync_done());
+  auto quiet = f.Connect("edge-b");
+  quiet->Hello("edge-b", {Item("Dataset", "q", "1")});
+  ExpectHelloReply(*quiet, "edge-b");
+  REQUIRE(Expect(*quiet).has_resync_done());
+
+  // Alone, the chatty node may hold half of the 64: reports 33..40 are answered RETRY.
+  for (int i = 1; i <= 40; ++i) chatty->Report(DatasetReport(i, "c" + std::to_string(i), i));
+  for (int seq = 33; seq <= 40; ++seq) {
+    v1::ReportAck ack = chatty->NextReportAck();
+    CHECK(ack.seq() == static_cast<uint64_t>(seq));
+    CHECK(ack.result() == v1::REPORT_RETRY);
+    CHECK(ack.reason() == "Busy");
+  }
+  CHECK(f.hub->Node("edge-a").pending_reports == 32);
+  CHECK(f.handler.calls() == 2);  // the dispatch window
+
+  quiet->Report(DatasetReport(1, "q", 7));
+  CHECK(Eventually([&] { return f.hub->Node("edge-b").pending_reports == 1; }));
+  chatty->Report(DatasetReport(41, "c41", 41));  // over its share now that two nodes hold some
+  v1::ReportAck refused = chatty->NextReportAck();
+  CHECK(refused.seq() == 41);
+  CHECK(refused.result() == v1::REPORT_RETRY);
+
+  // The handler completes in the order it was called; the quiet node's report is called after
+  // at most one more of the chatty node's (its turn in the ring), not after its 30 others.
+  std::size_t completed = 0;
+  std::size_t quiet_call = 0;
+  while (quiet_call == 0 && completed < 10) {
+    f.handler.WaitForCall(completed + 1).done(ReportOutcome::Accepted());
+    ++completed;
+    for (std::size_t n = completed + 1; n <= f.handler.calls(); ++n) {
+      if (f.handler.WaitForCall(n).node == "edge-b") quiet_call = n;
+    }
+  }
+  CHECK(completed == 2);
+  REQUIRE(quiet_call == 4);
+  f.handler.WaitForCall(quiet_call).done(ReportOutcome::Accepted());
+  v1::ReportAck quiet_ack = quiet->NextReportAck();
+  CHECK(quiet_ack.seq() == 1);
+  CHECK(quiet_ack.result() == v1::REPORT_ACCEPTED);
+  CHECK(f.hub->metrics().reports_refused_share().Value() == 9);
+  CHECK(f.hub->metrics().reports_refused_total().Value() == 0);
+  CHECK(f.hub->Node("edge-b").pending_reports == 0);
+}
+
 TEST_CASE("before MarkSynced a Hello gets no removes and reports wait", "[edgehub]") {
   Fixture f;
   REQUIRE(f.hub->Upsert("edge-a", DatasetResource("known", "1", "edge-a")).ok());
