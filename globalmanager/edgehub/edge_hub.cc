@@ -569,6 +569,7 @@ bool EdgeHub::AnswerReportsLocked(const std::string& node, const std::string& ke
   std::optional<std::vector<uint64_t>> answered = reports_.Complete(node, key, seq);
   if (!answered.has_value()) return false;
   metrics_.reports_held().Set(static_cast<double>(reports_.held()));
+  metrics_.reports_coalesced().Increment(static_cast<double>(answered->size() - 1));
   v1::ReportResult result = v1::REPORT_ACCEPTED;
   prometheus::Counter* counter = &metrics_.reports_accepted();
   switch (outcome.code) {
@@ -587,6 +588,7 @@ bool EdgeHub::AnswerReportsLocked(const std::string& node, const std::string& ke
               << ResultName(result) << " (" << outcome.reason << ": " << outcome.message << ")";
   }
   NodeState& state = nodes_[node];
+  // Reports coalesced into this one get its answer: it carried their (older) state too.
   for (uint64_t answered_seq : *answered) {
     counter->Increment();
     SendReportAckLocked(state, answered_seq, result, outcome.reason, outcome.message);

@@ -61,6 +61,13 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
   reports_refused_node_ = &refused.Add({{"bound", "node"}});
   reports_refused_share_ = &refused.Add({{"bound", "share"}});
   reports_refused_total_ = &refused.Add({{"bound", "global"}});
+  reports_coalesced_ = &prometheus::BuildCounter()
+                            .Name("nereid_edgehub_reports_coalesced_total")
+                            .Help(
+                                "Reports answered with a newer report about the same object, "
+                                "not written themselves")
+                            .Register(r)
+                            .Add({});
   reports_held_ = &prometheus::BuildGauge()
                        .Name("nereid_edgehub_reports_held")
                        .Help("Reports of all nodes held by the hub: waiting or being written")

@@ -40,6 +40,8 @@ class HubMetrics {
   prometheus::Counter& reports_refused_node() { return *reports_refused_node_; }
   prometheus::Counter& reports_refused_share() { return *reports_refused_share_; }
   prometheus::Counter& reports_refused_total() { return *reports_refused_total_; }
+  // Reports answered with a newer report about the same object (never handed over themselves).
+  prometheus::Counter& reports_coalesced() { return *reports_coalesced_; }
   // Reports of all nodes held: waiting or with the handler.
   prometheus::Gauge& reports_held() { return *reports_held_; }
   // Reports about objects the hub sends to another node (refused).
@@ -61,6 +63,7 @@ class HubMetrics {
   prometheus::Counter* reports_refused_node_;
   prometheus::Counter* reports_refused_share_;
   prometheus::Counter* reports_refused_total_;
+  prometheus::Counter* reports_coalesced_;
   prometheus::Gauge* reports_held_;
   prometheus::Counter* foreign_reports_;
   prometheus::Histogram* dispatch_latency_;

@@ -5,6 +5,15 @@
 
 namespace nereid::gm {
 
+namespace {
+
+// A report that carries the whole latest state of its object: a newer one makes it moot.
+bool LatestWins(const edge::v1::StatusReport& report) {
+  return report.has_dataset() || report.has_model();
+}
+
+}  // namespace
+
 ReportScheduler::ReportScheduler(Options options) : options_(options) {}
 
 std::size_t ReportScheduler::held(const std::string& node) const {
@@ -20,6 +29,9 @@ std::size_t ReportScheduler::FairShare(bool one_more_holder) const {
 
 bool ReportScheduler::Holds(const ObjectReports& object, uint64_t seq) {
   if (object.dispatched != nullptr && object.dispatched->seq() == seq) return true;
+  if (std::find(object.riders.begin(), object.riders.end(), seq) != object.riders.end()) {
+    return true;
+  }
   return std::any_of(object.waiting.begin(), object.waiting.end(),
                      [seq](const ReportPtr& r) { return r->seq() == seq; });
 }
@@ -69,8 +81,14 @@ std::optional<ReportScheduler::Dispatch> ReportScheduler::Next() {
     ring_.push_back(node);  // its next object waits for every other node's turn
   }
   ObjectReports& object = reports.objects.at(key);
-  object.dispatched = std::move(object.waiting.front());
-  object.waiting.pop_front();
+  // The newest of a leading run of latest-state reports answers the whole run.
+  std::size_t take = 1;
+  if (LatestWins(*object.waiting.front())) {
+    while (take < object.waiting.size() && LatestWins(*object.waiting[take])) ++take;
+  }
+  for (std::size_t i = 0; i + 1 < take; ++i) object.riders.push_back(object.waiting[i]->seq());
+  object.dispatched = object.waiting[take - 1];
+  object.waiting.erase(object.waiting.begin(), object.waiting.begin() + take);
   ++dispatched_;
   return Dispatch{std::move(node), std::move(key), object.dispatched};
 }
@@ -86,7 +104,9 @@ std::optional<std::vector<uint64_t>> ReportScheduler::Complete(const std::string
   ObjectReports& object = object_it->second;
   if (object.dispatched == nullptr || object.dispatched->seq() != seq) return std::nullopt;
 
-  std::vector<uint64_t> answered = {seq};
+  std::vector<uint64_t> answered = std::move(object.riders);
+  object.riders.clear();
+  answered.push_back(seq);
   object.dispatched.reset();
   --dispatched_;
   reports.held -= answered.size();

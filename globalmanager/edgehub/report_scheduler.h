@@ -10,7 +10,10 @@
 //  - Fair order: at most `max_dispatched` reports are with the handler at once, taken round-robin
 //    over the nodes that have one waiting, so a quiet node's report waits for at most one report
 //    of each other node, not behind thousands of one node's.
-//  - Per object: one report at a time with the handler, in arrival (seq) order.
+//  - Per object: one report at a time with the handler, in arrival (seq) order. Reports that
+//    carry a whole latest state (Dataset, Model) waiting together are coalesced: only the newest
+//    is handed over, and its outcome answers every one of them. Worker reports and trigger events
+//    are each handed over (they are about several workers or are events).
 //
 // Not thread-safe: the hub calls it under its own mutex.
 
@@ -61,8 +64,8 @@ class ReportScheduler {
   // max_dispatched are with it. Every Dispatch must be answered with Complete.
   std::optional<Dispatch> Next();
 
-  // The handler finished report `seq` about `key` of `node`. Returns the seqs this answers, or
-  // nullopt when it was not with the handler.
+  // The handler finished report `seq` about `key` of `node`. Returns the seqs this answers (the
+  // report and those coalesced into it, oldest first), or nullopt when it was not with the handler.
   std::optional<std::vector<uint64_t>> Complete(const std::string& node, const std::string& key,
                                                 uint64_t seq);
 
@@ -78,6 +81,7 @@ class ReportScheduler {
   struct ObjectReports {
     std::deque<ReportPtr> waiting;   // not yet with the handler, in arrival order
     ReportPtr dispatched;            // with the handler, or null
+    std::vector<uint64_t> riders;    // coalesced into `dispatched`, answered with it
   };
   struct NodeReports {
     absl::flat_hash_map<std::string, ObjectReports> objects;

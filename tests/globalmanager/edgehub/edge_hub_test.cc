@@ -330,6 +330,40 @@ TEST_CASE("a report is ACKed only after the handler completed it, one per object
   CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 0; }));
 }
 
+TEST_CASE("Dataset reports waiting for one object are written once and all ACKed",
+          "[edgehub]") {
+  Fixture f;
+  REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
+  f.hub->MarkSynced();
+  auto node = f.Connect("edge-a");
+  node->Hello("edge-a", {Item("Dataset", "ds", "1")});
+  ExpectHelloReply(*node, "edge-a");
+  REQUIRE(Expect(*node).has_resync_done());
+
+  node->Report(DatasetReport(10, "ds", 5));
+  FakeReportHandler::Call& first = f.handler.WaitForCall(1);
+  for (int seq = 11; seq <= 13; ++seq) node->Report(DatasetReport(seq, "ds", seq));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 4; }));
+  first.done(ReportOutcome::Accepted());
+  CHECK(node->NextReportAck().seq() == 10);
+
+  // 11 and 12 are older states of the same dataset: only 13 is written...
+  FakeReportHandler::Call& newest = f.handler.WaitForCall(2);
+  CHECK(newest.report->seq() == 13);
+  CHECK(newest.report->dataset().number_of_samples() == 13);
+  newest.done(ReportOutcome::Retry("ApiError", "apiserver unavailable"));
+  // ...and its answer is every one's: RETRY keeps all three in the LC's outbox.
+  for (int seq = 11; seq <= 13; ++seq) {
+    v1::ReportAck ack = node->NextReportAck();
+    CHECK(ack.seq() == static_cast<uint64_t>(seq));
+    CHECK(ack.result() == v1::REPORT_RETRY);
+  }
+  CHECK(f.handler.calls() == 2);
+  CHECK(f.hub->metrics().reports_coalesced().Value() == 2);
+  CHECK(f.hub->metrics().reports_retry().Value() == 3);
+  CHECK(f.hub->Node("edge-a").pending_reports == 0);
+}
+
 TEST_CASE("a chatty node is refused over its share and cannot delay a quiet node's report",
           "[edgehub]") {
   EdgeHub::Options options;

@@ -112,7 +112,8 @@ TEST_CASE("the global bound and the per-node bound refuse; a resent seq is a dup
   CHECK(scheduler.held() == 4);
 }
 
-TEST_CASE("reports about one object go one at a time, in order", "[edgehub][reports]") {
+TEST_CASE("worker reports about one object go one at a time, in order, never coalesced",
+          "[edgehub][reports]") {
   ReportScheduler scheduler({.max_per_node = 16, .max_total = 16, .min_share = 16,
                              .max_dispatched = 8});
   edge::v1::StatusReport worker = DatasetReport(1, "job", 1);
@@ -136,6 +137,31 @@ TEST_CASE("reports about one object go one at a time, in order", "[edgehub][repo
   CHECK(scheduler.Complete("a", key, 2) == std::vector<uint64_t>{2});
   CHECK(scheduler.held() == 0);
   CHECK(scheduler.holders() == 0);
+}
+
+TEST_CASE("waiting Dataset reports about one object are coalesced into the newest",
+          "[edgehub][reports]") {
+  ReportScheduler scheduler({.max_per_node = 16, .max_total = 16, .min_share = 16,
+                             .max_dispatched = 8});
+  const std::string key = Key("ds");
+  REQUIRE(scheduler.Admit("a", key, Dataset(1, "ds")) == Admission::kQueued);
+  auto first = scheduler.Next();
+  REQUIRE(first.has_value());
+  for (uint64_t seq = 2; seq <= 4; ++seq) {
+    REQUIRE(scheduler.Admit("a", key, Dataset(seq, "ds")) == Admission::kQueued);
+  }
+  CHECK_FALSE(scheduler.Next().has_value());
+  CHECK(scheduler.Complete("a", key, 1) == std::vector<uint64_t>{1});
+  auto newest = scheduler.Next();
+  REQUIRE(newest.has_value());
+  CHECK(newest->report->seq() == 4);
+  CHECK_FALSE(scheduler.Next().has_value());
+  CHECK(scheduler.held("a") == 3);  // the coalesced ones are held until answered
+  // A resend of a coalesced report is still recognised.
+  CHECK(scheduler.Admit("a", key, Dataset(2, "ds")) == Admission::kDuplicate);
+  CHECK_FALSE(scheduler.Complete("a", key, 3).has_value());
+  CHECK(scheduler.Complete("a", key, 4) == std::vector<uint64_t>{2, 3, 4});
+  CHECK(scheduler.held() == 0);
 }
 
 }  // namespace
