@@ -80,6 +80,16 @@ std::string Describe(const v1::Change& change) {
   return "remove " + change.remove().ref().name();
 }
 
+// Connects `name` (after MarkSynced) holding `inventory`, through its ResyncDone.
+std::unique_ptr<TestNode> ConnectSynced(Fixture& f, const std::string& name,
+                                        const std::vector<v1::InventoryItem>& inventory) {
+  auto node = f.Connect(name);
+  node->Hello(name, inventory);
+  ExpectHelloReply(*node, name);
+  REQUIRE(Expect(*node).has_resync_done());
+  return node;
+}
+
 TEST_CASE("Hello is answered with exactly the difference, then ResyncDone", "[edgehub]") {
   Fixture f;
   REQUIRE(f.hub->Upsert("edge-a", DatasetResource("same", "1", "edge-a")).ok());
@@ -335,10 +345,7 @@ TEST_CASE("Dataset reports waiting for one object are written once and all ACKed
   Fixture f;
   REQUIRE(f.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
   f.hub->MarkSynced();
-  auto node = f.Connect("edge-a");
-  node->Hello("edge-a", {Item("Dataset", "ds", "1")});
-  ExpectHelloReply(*node, "edge-a");
-  REQUIRE(Expect(*node).has_resync_done());
+  auto node = ConnectSynced(f, "edge-a", {Item("Dataset", "ds", "1")});
 
   node->Report(DatasetReport(10, "ds", 5));
   FakeReportHandler::Call& first = f.handler.WaitForCall(1);
@@ -379,14 +386,8 @@ TEST_CASE("a chatty node is refused over its share and cannot delay a quiet node
   }
   REQUIRE(f.hub->Upsert("edge-b", DatasetResource("q", "1", "edge-b")).ok());
   f.hub->MarkSynced();
-  auto chatty = f.Connect("edge-a");
-  chatty->Hello("edge-a", chatty_inventory);
-  ExpectHelloReply(*chatty, "edge-a");
-  REQUIRE(Expect(*chatty).has_resync_done());
-  auto quiet = f.Connect("edge-b");
-  quiet->Hello("edge-b", {Item("Dataset", "q", "1")});
-  ExpectHelloReply(*quiet, "edge-b");
-  REQUIRE(Expect(*quiet).has_resync_done());
+  auto chatty = ConnectSynced(f, "edge-a", chatty_inventory);
+  auto quiet = ConnectSynced(f, "edge-b", {Item("Dataset", "q", "1")});
 
   // Alone, the chatty node may hold half of the 64: reports 33..40 are answered RETRY.
   for (int i = 1; i <= 40; ++i) chatty->Report(DatasetReport(i, "c" + std::to_string(i), i));
