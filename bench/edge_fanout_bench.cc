@@ -5,6 +5,7 @@
 //       --crd deploy/crds [--nodes 1000] [--datasets-per-node 10]
 //       [--create-threads 4] [--create-rate 0] [--leader-elect] [--baseline-writes 2000]
 //       [--kubectl BIN --kubectl-objects 1000] [--restart] [--timeout 900] [--dir DIR] [--enforce]
+//       [--settle SECONDS]  (a pause after connect, create and report: time to snapshot the GM)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -99,6 +100,7 @@ struct Flags {
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
+  double settle_seconds = 0;  // pause after connect, create and report (GM memory snapshots)
   double timeout_seconds = 900;
   std::string dir;
   std::string gm_log_level = "info";
@@ -113,7 +115,7 @@ void Usage() {
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
-         "  [--enforce]\n";
+         "  [--settle SECONDS] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -154,6 +156,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       ASSIGN_OR_RETURN(flags.gm_log_level, reader.Value());
     } else if (arg == "--namespace") {
       ASSIGN_OR_RETURN(flags.ns, reader.Value());
+    } else if (arg == "--settle") {
+      RETURN_IF_ERROR(reader.Number(&flags.settle_seconds, 0));
     } else if (arg == "--restart") {
       flags.restart = true;
     } else if (arg == "--enforce") {
@@ -208,6 +212,7 @@ class FanoutBench {
   absl::Status ConnectNodes();
   absl::Status CreateDatasets();
   absl::Status ReportCounts();
+  void Settle(const std::string& after) const;
   absl::Status RestartGm();
   absl::Status BaselineWrites();
   absl::Status KubectlApply();
@@ -298,12 +303,23 @@ absl::Status FanoutBench::Run() {
   load_before_ = LoadAverage();
   RETURN_IF_ERROR(Setup());
   RETURN_IF_ERROR(ConnectNodes());
+  Settle("connect");
   RETURN_IF_ERROR(CreateDatasets());
+  Settle("create");
   RETURN_IF_ERROR(ReportCounts());
+  Settle("report");
   if (flags_.restart) RETURN_IF_ERROR(RestartGm());
   if (flags_.baseline_writes > 0) RETURN_IF_ERROR(BaselineWrites());
   if (!flags_.kubectl.empty()) RETURN_IF_ERROR(KubectlApply());
   return StopAll();
+}
+
+// Outside every phase, so their timings do not include it.
+void FanoutBench::Settle(const std::string& after) const {
+  if (flags_.settle_seconds <= 0) return;
+  std::cerr << "edge_fanout_bench: settling " << flags_.settle_seconds << " s after " << after
+            << std::endl;
+  absl::SleepFor(absl::Seconds(flags_.settle_seconds));
 }
 
 absl::Status FanoutBench::Setup() {
