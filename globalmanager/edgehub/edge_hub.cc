@@ -15,6 +15,15 @@ namespace v1 = edge::v1;
 
 namespace {
 
+// The reports DispatchReports is handing over on this thread, while it does: a handler that
+// completes synchronously (an unknown kind, no handler) makes the completion dispatch the next
+// report, which then joins this list instead of recursing once per held report.
+struct DispatchInProgress {
+  const EdgeHub* hub = nullptr;
+  std::vector<ReportScheduler::Dispatch>* pending = nullptr;
+};
+thread_local DispatchInProgress t_dispatch;
+
 grpc::Status GrpcError(grpc::StatusCode code, std::string message) {
   return grpc::Status(code, std::move(message));
 }
@@ -511,7 +520,15 @@ void EdgeHub::SendReportAckLocked(NodeState& state, uint64_t seq, v1::ReportResu
 }
 
 void EdgeHub::DispatchReports(std::vector<Dispatch> dispatch) {
-  for (Dispatch& d : dispatch) {
+  if (t_dispatch.hub == this) {
+    for (Dispatch& d : dispatch) t_dispatch.pending->push_back(std::move(d));
+    return;
+  }
+  const DispatchInProgress outer = t_dispatch;
+  t_dispatch = {this, &dispatch};
+  // By index: synchronous completions append to `dispatch` while it is walked.
+  for (std::size_t i = 0; i < dispatch.size(); ++i) {
+    Dispatch d = std::move(dispatch[i]);
     const uint64_t seq = d.report->seq();
     if (options_.report_handler == nullptr) {
       CompleteReport(d.node, d.key, seq,
@@ -543,6 +560,7 @@ void EdgeHub::DispatchReports(std::vector<Dispatch> dispatch) {
     };
     options_.report_handler->HandleReport(d.node, std::move(d.report), std::move(done));
   }
+  t_dispatch = outer;
 }
 
 void EdgeHub::CompleteReport(const std::string& node, const std::string& key, uint64_t seq,

@@ -1,5 +1,6 @@
 #include "globalmanager/edgehub/edge_hub.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -427,6 +428,55 @@ TEST_CASE("a chatty node is refused over its share and cannot delay a quiet node
   CHECK(f.hub->metrics().reports_refused_share().Value() == 9);
   CHECK(f.hub->metrics().reports_refused_total().Value() == 0);
   CHECK(f.hub->Node("edge-b").pending_reports == 0);
+}
+
+// Answers every report at once, inside HandleReport, and records how deeply those calls nest.
+class SynchronousHandler final : public ReportHandler {
+ public:
+  void HandleReport(std::string_view, std::shared_ptr<const v1::StatusReport>,
+                    ReportCompletion done) override {
+    ++depth_;
+    max_depth_ = std::max(max_depth_, depth_);
+    ++calls_;
+    done(ReportOutcome::Accepted());
+    --depth_;
+  }
+  int max_depth() const { return max_depth_; }
+  int calls() const { return calls_; }
+
+ private:
+  int depth_ = 0;
+  int max_depth_ = 0;
+  int calls_ = 0;
+};
+
+TEST_CASE("a handler that completes at once gets the next report after it returns, not inside",
+          "[edgehub]") {
+  SynchronousHandler handler;
+  EdgeHub::Options options;
+  options.max_reports_dispatched = 4;
+  options.report_handler = &handler;
+  EdgeHub hub(options);
+  EdgeHubServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.tls = TestCerts().ServerTls();
+  auto server = EdgeHubServer::Start(&hub, server_options);
+  REQUIRE(server.ok());
+  std::vector<v1::InventoryItem> inventory;
+  for (int i = 0; i < 50; ++i) {
+    REQUIRE(hub.Upsert("edge-a", DatasetResource("d" + std::to_string(i), "1", "edge-a")).ok());
+    inventory.push_back(Item("Dataset", "d" + std::to_string(i), "1"));
+  }
+  TestNode node((*server)->port(), TestCerts(), "edge-a");
+  node.Hello("edge-a", inventory);
+  ExpectHelloReply(node, "edge-a");
+  for (int i = 0; i < 50; ++i) node.Report(DatasetReport(i + 1, "d" + std::to_string(i), i));
+  CHECK(Eventually([&] { return hub.Node("edge-a").pending_reports == 50; }));
+  hub.MarkSynced();  // hands the 50 held reports over on this thread
+  CHECK(handler.calls() == 50);
+  CHECK(handler.max_depth() == 1);
+  CHECK(hub.Node("edge-a").pending_reports == 0);
+  (*server)->Stop(absl::Seconds(1));
 }
 
 TEST_CASE("before MarkSynced a Hello gets no removes and reports wait", "[edgehub]") {
