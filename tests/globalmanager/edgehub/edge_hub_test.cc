@@ -372,6 +372,38 @@ TEST_CASE("Dataset reports waiting for one object are written once and all ACKed
   CHECK(f.hub->Node("edge-a").pending_reports == 0);
 }
 
+// Found by fuzzing (tests/fuzz/RESULTS.md, finding 7): the report waiting behind the one with the
+// handler was handed over when that one completed, without checking that the node still holds the
+// object, so a node could write the status of an object just moved to another node.
+TEST_CASE("a report waiting behind another is refused when its object leaves the node meanwhile",
+          "[edgehub]") {
+  Fixture f;
+  const v1::Resource ds = DatasetResource("ds", "1", "edge-a");
+  REQUIRE(f.hub->Upsert("edge-a", ds).ok());
+  f.hub->MarkSynced();
+  auto node = ConnectSynced(f, "edge-a", {Item("Dataset", "ds", "1")});
+
+  node->Report(DatasetReport(10, "ds", 5));
+  FakeReportHandler::Call& first = f.handler.WaitForCall(1);
+  node->Report(DatasetReport(11, "ds", 6));
+  CHECK(Eventually([&] { return f.hub->Node("edge-a").pending_reports == 2; }));
+  // The controllers move the Dataset to edge-b while report 10 is being written.
+  REQUIRE(f.hub->Remove("edge-a", ds.ref()).ok());
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("ds", "1", "edge-b")).ok());
+  const v1::Change removal = node->NextChange();
+  CHECK(removal.has_remove());
+  node->Ack(removal);
+  first.done(ReportOutcome::Accepted());
+
+  CHECK(node->NextReportAck().seq() == 10);
+  const v1::ReportAck refused = node->NextReportAck();
+  CHECK(refused.seq() == 11);
+  CHECK(refused.result() == v1::REPORT_REJECTED);
+  CHECK(refused.reason() == "NotThisNode");
+  CHECK(f.handler.calls() == 1);
+  CHECK(f.hub->Node("edge-a").pending_reports == 0);
+}
+
 TEST_CASE("a chatty node is refused over its share and cannot delay a quiet node's report",
           "[edgehub]") {
   EdgeHub::Options options;
