@@ -44,8 +44,8 @@ namespace {
 
 // Growth tolerated over the last third of the run (growth_check.h), per resource.
 constexpr double kRssFloorKb = 2048;  // allocator arenas and caches move by a few MiB
-// devapiserver keeps every Event (no TTL, unlike a real API server's hour): about one per Dataset
-// created, i.e. ~1 KiB/s of the churn, kept.
+// devapiserver's Events: about one per Dataset created, i.e. ~1 KiB/s of the churn, kept until
+// they expire (--event-ttl, 10 min here), so its memory levels off only after that.
 constexpr double kApiRssFloorKb = 8192;
 constexpr double kFdsFloor = 4;       // HTTP and gRPC connections come and go
 constexpr double kThreadsFloor = 4;   // gRPC's callback pool grows and shrinks with load

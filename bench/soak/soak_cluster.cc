@@ -52,7 +52,8 @@ absl::Status SoakCluster::StartAll() {
   ASSIGN_OR_RETURN(
       DevApiServer api,
       StartDevApiServer(options_.devapiserver, Path("kubeconfig"),
-                        {"--watch-history", std::to_string(options_.api_watch_history)}));
+                        {"--watch-history", std::to_string(options_.api_watch_history),
+                         "--event-ttl", options_.api_event_ttl}));
   api_ = std::move(api.process);
   ASSIGN_OR_RETURN(kube::KubeConfig kube_config, kube::LoadKubeConfigFile(Path("kubeconfig")));
   kube::RestClient::Options rest;

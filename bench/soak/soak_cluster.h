@@ -5,7 +5,9 @@
 //                 the simulated nodes' certificates are issued in process (NodeCertIssuer);
 //   devapiserver  in memory on 127.0.0.1:0, every CRD of deploy/crds created, its watch history
 //                 (kept for resuming watches; it grows until full) cut to `api_watch_history`
-//                 events so that it fills in the first seconds of the churn, not over the run;
+//                 events so that it fills in the first seconds of the churn, not over the run,
+//                 and its Events expiring after `api_event_ttl` (kube-apiserver's --event-ttl is
+//                 1 h) so that the Events the churn records level off within the run;
 //   globalmanager mTLS edge hub and /metrics on 127.0.0.1:0, leader election off;
 //   simulator     N simulated nodes (sim-NNNN) connected and resynced, in this process;
 //   LCs           real `localcontroller` processes (lc-0, lc-1, ...), each with its own database
@@ -34,6 +36,7 @@ struct SoakClusterOptions {
   int local_controllers = 2;
   std::string lc_scan_period = "5s";
   int api_watch_history = 1000;
+  std::string api_event_ttl = "10m";
 };
 
 struct SoakLc {

@@ -21,6 +21,8 @@ Usage: devapiserver [flags]
   --bookmark-interval DUR     BOOKMARK period for watches that allow them (default 15s)
   --heartbeat-interval DUR    blank-line period on idle watches without bookmarks (default 15s)
   --max-watch-timeout DUR     longest watch without timeoutSeconds (default 30m)
+  --event-ttl DUR             Events are deleted this long after they last occurred (default 1h,
+                              as kube-apiserver's --event-ttl)
   --threads N                 HTTP worker threads; each open watch holds one (default 64)
   --log-level LEVEL           debug|info|warning|error (default info)
   --allow-non-loopback        allow --listen on a non-loopback address
@@ -108,6 +110,8 @@ absl::StatusOr<Config> ParseFlags(const std::vector<std::string>& args) {
       s = duration(&c.heartbeat_interval);
     } else if (arg == "--max-watch-timeout") {
       s = duration(&c.max_watch_timeout);
+    } else if (arg == "--event-ttl") {
+      s = duration(&c.event_ttl);
     } else if (arg == "--allow-non-loopback") {
       c.allow_non_loopback = true;
     } else if (arg == "--enable-debug-faults") {

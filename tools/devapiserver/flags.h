@@ -25,6 +25,7 @@ struct Config {
   absl::Duration bookmark_interval = absl::Seconds(15);
   absl::Duration heartbeat_interval = absl::Seconds(15);
   absl::Duration max_watch_timeout = absl::Minutes(30);
+  absl::Duration event_ttl = absl::Hours(1);
   size_t threads = 64;
   std::string log_level;
   bool help = false;

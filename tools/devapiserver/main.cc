@@ -9,6 +9,7 @@
 #include "common/log/log.h"
 #include "common/process/stop_signals.h"
 #include "tools/devapiserver/api_server.h"
+#include "tools/devapiserver/event_ttl.h"
 #include "tools/devapiserver/flags.h"
 #include "tools/devapiserver/kubeconfig.h"
 #include "tools/devapiserver/persistence.h"
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
     std::cerr << "devapiserver: loading state: " << s << "\n";
     return 1;
   }
+  nd::EventExpirer events(&store, &registry, config->event_ttl);
+  events.Start();
   nd::ApiServerOptions server_options;
   server_options.host = config->host;
   server_options.port = config->port;

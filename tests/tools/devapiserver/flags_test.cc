@@ -9,7 +9,8 @@ namespace {
 
 TEST_CASE("flags: listen, durations, counts, TLS pair, loopback only") {
   auto c = ParseFlags({"--listen", "127.0.0.1:8080", "--data=/tmp/x.db", "--watch-history", "5",
-                       "--bookmark-interval", "250ms", "--kubeconfig-out", "/tmp/kc"});
+                       "--bookmark-interval", "250ms", "--kubeconfig-out", "/tmp/kc",
+                       "--event-ttl", "10m"});
   REQUIRE(c.ok());
   CHECK(c->host == "127.0.0.1");
   CHECK(c->port == 8080);
@@ -17,6 +18,8 @@ TEST_CASE("flags: listen, durations, counts, TLS pair, loopback only") {
   CHECK(c->watch_history == 5);
   CHECK(c->bookmark_interval == absl::Milliseconds(250));
   CHECK(c->kubeconfig_out == "/tmp/kc");
+  CHECK(c->event_ttl == absl::Minutes(10));
+  CHECK(ParseFlags({})->event_ttl == absl::Hours(1));
   auto v6 = ParseFlags({"--listen", "[::1]:0"});
   REQUIRE(v6.ok());
   CHECK(v6->host == "::1");
