@@ -33,7 +33,7 @@ inline std::string HexHash(std::string_view data) {
 // Stable 16-hex-digit hash of a JSON document (over its canonical dump: object keys are sorted;
 // invalid UTF-8 is replaced, never thrown), for "is this child still what the spec asks for".
 inline std::string ContentHash(const kube::Json& json) {
-  return HexHash(json.dump(-1, ' ', false, kube::Json::error_handler_t::replace));
+  return HexHash(kube::DumpCompact(json));
 }
 
 }  // namespace nereid::gm

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/api/joint_inference_service.h"
+#include "common/kube/object.h"
 #include "common/strings/absl_compat.h"
 
 namespace nereid::gm {
@@ -55,7 +56,7 @@ std::string MetricValue(const Json& value) {
       return std::to_string(static_cast<int64_t>(d));
     }
   }
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return kube::DumpCompact(value);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
+#include "common/kube/object.h"
 #include "common/strings/absl_compat.h"
 
 namespace nereid::gm {
@@ -97,7 +98,7 @@ std::string HemParametersJson(const std::vector<api::ParaSpec>& parameters, bool
   if (!present) return "null";
   Json list = Json::array();
   for (const api::ParaSpec& p : parameters) list.push_back({{"key", p.key}, {"value", p.value}});
-  return GoJsonEscape(list.dump(-1, ' ', false, Json::error_handler_t::replace));
+  return GoJsonEscape(kube::DumpCompact(list));
 }
 
 std::string EdgeDeploymentName(std::string_view service_name, std::string_view node) {

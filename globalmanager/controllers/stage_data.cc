@@ -1,6 +1,7 @@
 #include "globalmanager/controllers/stage_data.h"
 
 #include "absl/strings/numbers.h"
+#include "common/kube/object.h"
 #include "common/strings/absl_compat.h"
 
 namespace nereid::gm {
@@ -63,13 +64,13 @@ Json ParseStageData(std::string_view data) {
 
 std::string DumpStageData(const Json& data) {
   if (!data.is_object() || data.empty()) return "";
-  std::string text = data.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string text = kube::DumpCompact(data);
   if (text.size() <= kMaxDataBytes) return text;
   Json slim = data;
   for (const char* part : {"output", "input"}) {
     if (slim.contains(part)) StripModels(&slim[part]);
   }
-  text = slim.dump(-1, ' ', false, Json::error_handler_t::replace);
+  text = kube::DumpCompact(slim);
   if (text.size() <= kMaxDataBytes) return text;
   // Still too big (absurd URLs): keep nothing rather than a status the API server refuses.
   return "";

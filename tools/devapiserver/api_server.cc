@@ -11,6 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/kube/errors.h"
+#include "common/kube/object.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
@@ -30,7 +31,7 @@ using kube::Json;
 
 void Reply(httplib::Response& res, int code, const Json& body) {
   res.status = code;
-  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+  res.set_content(kube::DumpCompact(body), "application/json");
 }
 
 void ReplyError(httplib::Response& res, const absl::Status& status) {
@@ -425,7 +426,7 @@ class ApiServer::Handler {
           }
           Json line = {{"type", std::string(kube::WatchEventTypeName(event.type))},
                        {"object", std::move(object)}};
-          std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+          std::string text = kube::DumpCompact(line) + "\n";
           return sink.write(text.data(), text.size());
         });
     return absl::OkStatus();

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/kube/errors.h"
+#include "common/kube/object.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 
@@ -106,7 +107,7 @@ absl::Status MergeList(Json& target, const Json& patch, std::string_view field,
   for (const Json& item : patch) {
     if (!item.is_object()) return kube::BadRequestError(absl::StrCat("list ", ToAbsl(field), " mixes kinds"));
     if (!item.contains(key)) {
-      return kube::BadRequestError(absl::StrCat("map: ", item.dump(-1, ' ', false, Json::error_handler_t::replace), " does not contain declared merge key: ",
+      return kube::BadRequestError(absl::StrCat("map: ", kube::DumpCompact(item), " does not contain declared merge key: ",
                                      key));
     }
     auto existing = std::find_if(target.begin(), target.end(),
@@ -228,7 +229,7 @@ absl::StatusOr<Json> ApplyJsonPatch(const Json& target, const Json& patch) {
   if (!patch.is_array()) return kube::BadRequestError("json patch must be a JSON array of operations");
   for (const Json& op : patch) {
     if (!op.is_object() || !op.contains("op") || !op.contains("path")) {
-      return kube::BadRequestError(absl::StrCat("invalid json patch operation: ", op.dump(-1, ' ', false, Json::error_handler_t::replace)));
+      return kube::BadRequestError(absl::StrCat("invalid json patch operation: ", kube::DumpCompact(op)));
     }
   }
   try {

@@ -1,6 +1,7 @@
 #include "tools/devapiserver/persistence.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/kube/object.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
@@ -38,7 +39,7 @@ absl::Status SqlitePersistence::Put(std::string_view storage_key, std::string_vi
     ASSIGN_OR_RETURN(store::CachedStatement st,
                      db_->Cached("INSERT INTO objects(storage_key, object_key, body) VALUES(?, ?, ?)"
                                  " ON CONFLICT(storage_key, object_key) DO UPDATE SET body = excluded.body"));
-    st->BindText(1, storage_key).BindText(2, object_key).BindText(3, object.dump(-1, ' ', false, kube::Json::error_handler_t::replace));
+    st->BindText(1, storage_key).BindText(2, object_key).BindText(3, kube::DumpCompact(object));
     RETURN_IF_ERROR(st->Exec().status());
   }
   RETURN_IF_ERROR(SaveVersion(resource_version));

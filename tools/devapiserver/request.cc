@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/kube/errors.h"
+#include "common/kube/object.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "tools/devapiserver/patch.h"
@@ -134,7 +135,7 @@ Json ScaleOf(const ResourceType& type, const Json& obj) {
     std::string text;
     for (const auto& [k, v] : sel->items()) {
       if (!text.empty()) text += ",";
-      text += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, Json::error_handler_t::replace));
+      text += k + "=" + (v.is_string() ? v.get<std::string>() : kube::DumpCompact(v));
     }
     status["selector"] = text;
   }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/kube/object.h"
 
 namespace nereid::devapi {
 namespace {
@@ -15,7 +16,7 @@ std::string Child(const std::string& path, const std::string& key) {
 // How the API server quotes a value in "Invalid value: ..." messages.
 std::string Show(const Json& value) {
   if (value.is_string()) return absl::StrCat("\"", value.get<std::string>(), "\"");
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return kube::DumpCompact(value);
 }
 
 std::string TypeName(const Json& value) {

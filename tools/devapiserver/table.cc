@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/kube/object.h"
 #include "tools/devapiserver/jsonpath.h"
 
 namespace nereid::devapi {
@@ -308,7 +309,7 @@ Json CrdCell(const PrinterColumn& col, const Json& obj, absl::Time now) {
   if (col.type == "number") return v.is_number() ? v : Json(nullptr);
   if (col.type == "boolean") return v.is_boolean() ? v : Json(nullptr);
   if (v.is_string()) return v;
-  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return kube::DumpCompact(v);
 }
 
 }  // namespace
