@@ -6,6 +6,8 @@
 //       [--create-threads 4] [--create-rate 0] [--leader-elect] [--baseline-writes 2000]
 //       [--kubectl BIN --kubectl-objects 1000] [--restart] [--timeout 900] [--dir DIR] [--enforce]
 //       [--settle SECONDS]  (a pause after connect, create and report: time to snapshot the GM)
+//       [--ignore-retry-after]  (nodes answered RETRY "Busy" use the LC's own backoff, 5 s
+//                                doubling to 5 min, not the GM's estimate: LCs before it existed)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -100,6 +102,7 @@ struct Flags {
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
+  bool ignore_retry_after = false;  // the nodes back off on RETRY as LCs before retry_after did
   double settle_seconds = 0;  // pause after connect, create and report (GM memory snapshots)
   double timeout_seconds = 900;
   std::string dir;
@@ -115,7 +118,7 @@ void Usage() {
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
-         "  [--settle SECONDS] [--enforce]\n";
+         "  [--settle SECONDS] [--ignore-retry-after] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -160,6 +163,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       RETURN_IF_ERROR(reader.Number(&flags.settle_seconds, 0));
     } else if (arg == "--restart") {
       flags.restart = true;
+    } else if (arg == "--ignore-retry-after") {
+      flags.ignore_retry_after = true;
     } else if (arg == "--enforce") {
       flags.enforce = true;
     } else {
@@ -256,6 +261,8 @@ class FanoutBench {
   double reports_seconds_ = 0;  // first report sent → last answered
   Summary report_ms_;
   int64_t report_retries_ = 0;
+  int64_t report_retries_estimated_ = 0;  // RETRY answers with the GM's retry_after
+  int64_t resend_rounds_ = 0;
   double gm_report_mean_ms_ = 0;  // GM's own report handling (queue wait included)
   double gm_dispatch_mean_ms_ = 0;
   int baseline_done_ = 0;
@@ -383,6 +390,7 @@ absl::Status FanoutBench::Setup() {
   EdgeSimulator::Options sim;
   sim.gm_address = absl::StrCat("127.0.0.1:", gm_edge_port_);
   sim.ca_pem = ca_pem;
+  sim.honor_retry_after = !flags_.ignore_retry_after;
   ASSIGN_OR_RETURN(sim_, EdgeSimulator::Create(sim, std::move(identities)));
   EndPhase();
   return absl::OkStatus();
@@ -543,6 +551,8 @@ absl::Status FanoutBench::ReportCounts() {
   reports_seconds_ = Seconds(last - first);
   report_ms_ = Summarize(latencies);
   report_retries_ = sim_->tally().reports_retry.load();
+  report_retries_estimated_ = sim_->tally().reports_retry_estimated.load();
+  resend_rounds_ = sim_->tally().resend_rounds.load();
   ASSIGN_OR_RETURN(std::string after, Metrics());
   const std::vector<std::string> dataset = {"kind=\"Dataset\""};
   const double count = MetricValue(after, "nereid_gm_report_duration_seconds_count", dataset) -
@@ -715,9 +725,13 @@ bool FanoutBench::Report(std::ostream& out) const {
       gm_dispatch_mean_ms_);
   out << absl::StrFormat(
       "reports: %d answered in %.2f s = %.1f reports/s end to end (sent -> ACCEPTED p50 %.0f ms, "
-      "p99 %.0f ms; %lld RETRY answers); GM report handling mean %.1f ms\n",
+      "p99 %.0f ms, max %.0f ms; %lld RETRY answers, %lld with the GM's estimate%s, %lld resend "
+      "rounds); GM report handling mean %.1f ms\n",
       reports_, reports_seconds_, reports_ / std::max(reports_seconds_, 1e-9), report_ms_.p50,
-      report_ms_.p99, static_cast<long long>(report_retries_), gm_report_mean_ms_);
+      report_ms_.p99, report_ms_.max, static_cast<long long>(report_retries_),
+      static_cast<long long>(report_retries_estimated_),
+      flags_.ignore_retry_after ? " (ignored)" : "", static_cast<long long>(resend_rounds_),
+      gm_report_mean_ms_);
   if (baseline_done_ > 0) {
     out << absl::StrFormat(
         "baseline: %d status merge-patches straight to devapiserver in %.2f s = %.0f/s (%d "

@@ -21,7 +21,8 @@ absl::StatusOr<std::unique_ptr<EdgeSimulator>> EdgeSimulator::Create(
     node.identity = std::move(identity);
     node.keepalive = options.keepalive;
     node.max_reports_in_flight = options.max_reports_in_flight;
-    node.report_retry_delay = options.report_retry_delay;
+    node.report_retry = options.report_retry;
+    node.honor_retry_after = options.honor_retry_after;
     node.reconnect_backoff = options.reconnect_backoff;
     sim->nodes_.push_back(std::make_unique<SimNode>(std::move(node), &sim->tally_, &sim->runner_));
   }

@@ -34,8 +34,9 @@ class EdgeSimulator {
     std::string ca_pem;      // the CA that signed the GM's server certificate
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;
-    absl::Duration report_retry_delay = absl::Seconds(5);
-    // The LC's (localcontroller/cloudlink/cloud_link.h).
+    // The LC's (localcontroller/cloudlink/cloud_link.h); see SimNode::Options.
+    ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
+    bool honor_retry_after = true;
     ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
                                                      0.2};
   };

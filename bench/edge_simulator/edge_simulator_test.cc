@@ -128,7 +128,7 @@ TEST_CASE(
   absl::StatusOr<std::string> ca = net::ReadPemFile(certs->set().ca);
   REQUIRE(ca.ok());
   options.ca_pem = *ca;
-  options.report_retry_delay = absl::Milliseconds(50);
+  options.report_retry = {absl::Milliseconds(50), 1.0, absl::Milliseconds(50), 0};
   options.reconnect_backoff = {absl::Milliseconds(50), 1.0, absl::Milliseconds(50), 0};
   auto sim = EdgeSimulator::Create(options, identities);
   REQUIRE(sim.ok());

@@ -16,7 +16,8 @@ SimNode::SimNode(Options options, SimTally* tally, DelayedRunner* runner)
     : options_(std::move(options)),
       tally_(tally),
       runner_(runner),
-      reconnect_backoff_(options_.reconnect_backoff) {
+      reconnect_backoff_(options_.reconnect_backoff),
+      report_backoff_(options_.report_retry) {
   grpc::SslCredentialsOptions tls;
   tls.pem_root_certs = options_.ca_pem;
   tls.pem_cert_chain = options_.identity.cert_pem;
@@ -229,29 +230,40 @@ void SimNode::HandleReportAckLocked(const v1::ReportAck& ack, absl::Time at) {
       report.record.reason = ack.reason();
       (ack.result() == v1::REPORT_ACCEPTED ? tally_->reports_accepted : tally_->reports_rejected)
           .fetch_add(1);
+      if (ack.result() == v1::REPORT_ACCEPTED) report_backoff_.Reset();
       break;
     default: {
       // RETRY (or a result this build does not know): keep it and resend later, as the LC does.
       report.record.reason = ack.reason();
       tally_->reports_retry.fetch_add(1);
-      const uint64_t seq = ack.seq();
-      runner_->After(options_.report_retry_delay, [this, seq] { Resend(seq); });
+      if (ack.retry_after_ms() > 0) tally_->reports_retry_estimated.fetch_add(1);
+      resend_round_.push_back(ack.seq());
+      if (resend_round_.size() > 1) break;  // joins the round already scheduled
+      const bool estimate = ack.retry_after_ms() > 0 && options_.honor_retry_after;
+      const absl::Duration delay =
+          estimate ? report_backoff_.Jittered(absl::Milliseconds(ack.retry_after_ms()))
+                   : report_backoff_.Next();
+      runner_->After(delay, [this] { ResendRound(); });
       break;
     }
   }
 }
 
-void SimNode::Resend(uint64_t seq) {
+void SimNode::ResendRound() {
   std::vector<v1::SyncRequest> out;
   std::shared_ptr<NodeStream> stream;
   {
     absl::MutexLock lock(&mu_);
-    auto it = reports_.find(seq);
-    if (it == reports_.end() || it->second.in_flight ||
-        it->second.record.answered != absl::InfinitePast()) {
-      return;
+    tally_->resend_rounds.fetch_add(1);
+    for (uint64_t seq : resend_round_) {
+      auto it = reports_.find(seq);
+      if (it == reports_.end() || it->second.in_flight ||
+          it->second.record.answered != absl::InfinitePast()) {
+        continue;
+      }
+      to_send_.push_back(seq);
     }
-    to_send_.push_back(seq);
+    resend_round_.clear();
     if (established_) TakeReportsLocked(&out);
     stream = stream_;
   }

@@ -51,6 +51,8 @@ struct SimTally {
   std::atomic<int64_t> reports_accepted{0};
   std::atomic<int64_t> reports_rejected{0};
   std::atomic<int64_t> reports_retry{0};  // RETRY answers (each is resent later)
+  std::atomic<int64_t> reports_retry_estimated{0};  // of those, with the GM's retry_after
+  std::atomic<int64_t> resend_rounds{0};
   std::atomic<int64_t> unexpected_messages{0};
 };
 
@@ -83,7 +85,11 @@ class SimNode final : public NodeStream::Listener {
     NodeIdentity identity;
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;  // as the LC's cloud link
-    absl::Duration report_retry_delay = absl::Seconds(5);
+    // As the LC's cloud link: after a RETRY, one resend round of every report answered RETRY
+    // until then, after the GM's estimate (jittered) when it gave one and `honor_retry_after`,
+    // else after this backoff, reset by an ACCEPTED.
+    ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
+    bool honor_retry_after = true;
     ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
                                                      0.2};
     std::string lc_version = "nereid-edge-simulator";
@@ -136,7 +142,8 @@ class SimNode final : public NodeStream::Listener {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandleReportAckLocked(const edge::v1::ReportAck& ack, absl::Time at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Resend(uint64_t seq);
+  // Resends every report of the resend round still unanswered.
+  void ResendRound();
   // Sends on the current stream (no lock held).
   void SendAll(const std::shared_ptr<NodeStream>& stream, std::vector<edge::v1::SyncRequest> out);
 
@@ -152,6 +159,8 @@ class SimNode final : public NodeStream::Listener {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::string last_error_ ABSL_GUARDED_BY(mu_);
   ExponentialBackoff reconnect_backoff_ ABSL_GUARDED_BY(mu_);
+  ExponentialBackoff report_backoff_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint64_t> resend_round_ ABSL_GUARDED_BY(mu_);  // answered RETRY, resent together
   std::map<std::string, Held> held_ ABSL_GUARDED_BY(mu_);
   std::vector<Arrival> arrivals_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, Report> reports_ ABSL_GUARDED_BY(mu_);

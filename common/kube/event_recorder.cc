@@ -195,12 +195,12 @@ void EventRecorder::Record(const ObjectReference& object, EventType type, std::s
       ++stats_.coalesced;
       return;
     }
-    queue_.push_back(Pending{object, type, std::string(reason), std::string(message), now});
-    queue_.back().coalesce_key = coalesce_key;
+    queue_.push_back(
+        Pending{object, type, std::string(reason), std::string(message), now, 1, coalesce_key});
     queued_[std::move(coalesce_key)] = &queue_.back();
     return;
   }
-  queue_.push_back(Pending{object, type, std::string(reason), std::string(message), now});
+  queue_.push_back(Pending{object, type, std::string(reason), std::string(message), now, 1, ""});
 }
 
 void EventRecorder::Coalesce(Pending& into, std::string_view message) const {

@@ -27,11 +27,17 @@ class ExponentialBackoff {
 
   // The delay to wait before the next attempt; each call grows the following one.
   absl::Duration Next();
+  // `delay` scaled by this backoff's jitter, for a delay someone else chose (a server's hint);
+  // the attempts do not grow.
+  absl::Duration Jittered(absl::Duration delay);
   // Back to the initial delay (after a healthy period).
   void Reset() { attempts_ = 0; }
   int attempts() const { return attempts_; }
 
  private:
+  // A uniform factor in [1 - jitter, 1 + jitter].
+  double JitterFactor();
+
   Options options_;
   std::function<double()> uniform01_;
   int attempts_ = 0;

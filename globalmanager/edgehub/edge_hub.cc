@@ -27,7 +27,8 @@ EdgeHub::EdgeHub(Options options)
       liveness_(std::make_shared<Liveness>()),
       reports_(ReportScheduler::Options{options_.max_pending_reports, options_.max_held_reports,
                                         options_.min_report_share,
-                                        options_.max_reports_dispatched}) {
+                                        options_.max_reports_dispatched}),
+      reports_finished_(options_.clock) {
   absl::MutexLock lock(&liveness_->mu);
   liveness_->hub = this;
   absl::MutexLock hub_lock(&mu_);

@@ -35,6 +35,7 @@
 #include "common/time/clock.h"
 #include "globalmanager/edgehub/delivery_listener.h"
 #include "globalmanager/edgehub/hub_metrics.h"
+#include "globalmanager/edgehub/recent_rate.h"
 #include "globalmanager/edgehub/report_handler.h"
 #include "globalmanager/edgehub/report_scheduler.h"
 #include "globalmanager/edgehub/session.h"
@@ -155,8 +156,13 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   bool AnswerReportsLocked(const std::string& node, const std::string& key, uint64_t seq,
                            const ReportOutcome& outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendReportAckLocked(NodeState& state, uint64_t seq, edge::v1::ReportResult result,
-                           std::string_view reason, std::string_view message)
+                           std::string_view reason, std::string_view message,
+                           absl::Duration retry_after = absl::ZeroDuration())
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // When a node refused for a bound may expect room: the time to finish what the hub holds at
+  // the rate it finished reports lately (1 s to 5 min); zero when it finished none lately (the
+  // API may be down: the LC's own backoff applies).
+  absl::Duration RetryAfterLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DispatchReports(std::vector<Dispatch> dispatch);
   void CompleteReport(const std::string& node, const std::string& key, uint64_t seq,
                       ReportOutcome outcome);
@@ -175,6 +181,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // from "object gone" when refusing a report).
   absl::flat_hash_map<std::string, int> owners_ ABSL_GUARDED_BY(mu_);
   ReportScheduler reports_ ABSL_GUARDED_BY(mu_);
+  RecentRate reports_finished_ ABSL_GUARDED_BY(mu_);  // reports answered after the handler
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;

@@ -3,6 +3,7 @@
 
 #include "globalmanager/edgehub/edge_hub.h"
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <utility>
@@ -119,7 +120,15 @@ void EdgeHub::RefuseReportLocked(NodeState& state, uint64_t seq,
       message = "the GM holds as many reports as it may";
       break;
   }
-  SendReportAckLocked(state, seq, v1::REPORT_RETRY, "Busy", message);
+  SendReportAckLocked(state, seq, v1::REPORT_RETRY, "Busy", message, RetryAfterLocked());
+}
+
+absl::Duration EdgeHub::RetryAfterLocked() {
+  const uint64_t finished = reports_finished_.InWindow();
+  if (finished == 0) return absl::ZeroDuration();
+  const absl::Duration drain =
+      reports_finished_.window() * static_cast<int64_t>(reports_.held()) / finished;
+  return std::clamp(drain, absl::Seconds(1), absl::Minutes(5));
 }
 
 std::vector<EdgeHub::Dispatch> EdgeHub::TakeReportsLocked(
@@ -141,7 +150,8 @@ std::vector<EdgeHub::Dispatch> EdgeHub::TakeReportsLocked(
 }
 
 void EdgeHub::SendReportAckLocked(NodeState& state, uint64_t seq, v1::ReportResult result,
-                                  std::string_view reason, std::string_view message) {
+                                  std::string_view reason, std::string_view message,
+                                  absl::Duration retry_after) {
   // Goes to whatever stream the node has now; with none, the node resends after reconnecting.
   if (state.session == nullptr || !state.session->established()) return;
   v1::SyncResponse response;
@@ -150,6 +160,9 @@ void EdgeHub::SendReportAckLocked(NodeState& state, uint64_t seq, v1::ReportResu
   ack->set_result(result);
   ack->set_reason(std::string(reason));
   ack->set_message(std::string(message));
+  if (retry_after > absl::ZeroDuration()) {
+    ack->set_retry_after_ms(static_cast<uint32_t>(absl::ToInt64Milliseconds(retry_after)));
+  }
   state.session->EnqueueControl(std::move(response));
 }
 
@@ -220,6 +233,7 @@ bool EdgeHub::AnswerReportsLocked(const std::string& node, const std::string& ke
                                   const ReportOutcome& outcome) {
   std::optional<std::vector<uint64_t>> answered = reports_.Complete(node, key, seq);
   if (!answered.has_value()) return false;
+  reports_finished_.Add(answered->size());
   metrics_.reports_held().Set(static_cast<double>(reports_.held()));
   metrics_.reports_coalesced().Increment(static_cast<double>(answered->size() - 1));
   v1::ReportResult result = v1::REPORT_ACCEPTED;

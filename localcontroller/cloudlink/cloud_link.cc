@@ -354,9 +354,14 @@ void CloudLink::HandleReportAck(const v1::ReportAck& ack) {
       break;
     }
     default: {  // REPORT_RETRY, or a result this LC does not know: keep it and resend later
-      // One resend round covers every report answered RETRY until then.
+      // One resend round covers every report answered RETRY until then. A GM that is busy says
+      // when it expects room: that (jittered) replaces the backoff, which stays for an API
+      // server that is down, so a node does not wait minutes behind a burst that drains in one.
       if (resend_at_ == absl::InfiniteFuture()) {
-        resend_at_ = clock_->Now() + report_backoff_.Next();
+        resend_at_ = clock_->Now() +
+                     (ack.retry_after_ms() > 0
+                          ? report_backoff_.Jittered(absl::Milliseconds(ack.retry_after_ms()))
+                          : report_backoff_.Next());
       }
       LOG(INFO) << "cloud link: the GM could not take report " << seq << " now (" << ack.reason()
                 << ": " << ack.message() << "); resending at " << resend_at_;

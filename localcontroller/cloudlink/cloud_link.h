@@ -8,8 +8,9 @@
 // validated, applied and committed to the DesiredStateStore and only then ACKed (NACKed with the
 // reason when the spec is invalid) -> ResyncDone records the sync. Upstream, reports leave the
 // ReportSource (the outbox) in seq order with at most `max_reports_in_flight` unanswered; after a
-// reconnect everything still unacked is sent once more; a RETRY answer resends after the
-// `report_retry` backoff.
+// reconnect everything still unacked is sent once more; a RETRY answer resends after the GM's
+// estimate (ReportAck.retry_after_ms, jittered) when it gave one, else after the `report_retry`
+// backoff.
 //
 // Threading: one link thread does all the work (database writes never run on gRPC threads);
 // gRPC reactions only queue and wake it. status() may be called from any thread.
@@ -53,9 +54,9 @@ struct CloudLinkOptions {
   absl::Duration healthy_after = absl::Seconds(30);
   // No HelloReply within this → give up on the stream and back off.
   absl::Duration hello_timeout = absl::Seconds(30);
-  // After a RETRY answer (the GM could not write to the Kubernetes API): resend what is unacked
-  // after this backoff, growing while RETRYs continue and reset by the next ACCEPTED, so a cluster
-  // of nodes does not hammer an API server that is down.
+  // After a RETRY answer without an estimate (the GM could not write to the Kubernetes API):
+  // resend what is unacked after this backoff, growing while RETRYs continue and reset by the next
+  // ACCEPTED, so a cluster of nodes does not hammer an API server that is down.
   ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
   int max_reports_in_flight = 64;
   // Downstream messages buffered before the link stops reading (HTTP/2 flow control pushes back).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/time/fake_clock.h"
 #include "globalmanager/edgehub/server.h"
 #include "tests/common/net/test_certs.h"
 #include "tests/fakes/eventually.h"
@@ -460,6 +461,51 @@ TEST_CASE("a chatty node is refused over its share and cannot delay a quiet node
   CHECK(f.hub->metrics().reports_refused_share().Value() == 9);
   CHECK(f.hub->metrics().reports_refused_total().Value() == 0);
   CHECK(f.hub->Node("edge-b").pending_reports == 0);
+}
+
+TEST_CASE("a node refused for a bound is told when the GM expects room", "[edgehub]") {
+  FakeClock clock;
+  EdgeHub::Options options;
+  options.max_held_reports = 64;
+  options.min_report_share = 4;
+  options.max_reports_dispatched = 2;
+  options.clock = &clock;
+  Fixture f(options);
+  std::vector<v1::InventoryItem> inventory;
+  for (int i = 1; i <= 40; ++i) {
+    const std::string name = "c" + std::to_string(i);
+    REQUIRE(f.hub->Upsert("edge-a", DatasetResource(name, "1", "edge-a")).ok());
+    inventory.push_back(Item("Dataset", name, "1"));
+  }
+  f.hub->MarkSynced();
+  auto node = ConnectSynced(f, "edge-a", inventory);
+
+  // Nothing finished yet: no estimate, the LC's own backoff applies.
+  for (int i = 1; i <= 33; ++i) node->Report(DatasetReport(i, "c" + std::to_string(i), i));
+  v1::ReportAck first = node->NextReportAck();
+  CHECK(first.seq() == 33);
+  CHECK(first.reason() == "Busy");
+  CHECK(first.retry_after_ms() == 0);
+
+  // Two finished within the 10 s window; 32 held again after two more: room in about
+  // 32 x 10 s / 2 = 160 s.
+  f.handler.WaitForCall(1).done(ReportOutcome::Accepted());
+  f.handler.WaitForCall(2).done(ReportOutcome::Accepted());
+  CHECK(node->NextReportAck().result() == v1::REPORT_ACCEPTED);
+  CHECK(node->NextReportAck().result() == v1::REPORT_ACCEPTED);
+  for (int i = 34; i <= 36; ++i) node->Report(DatasetReport(i, "c" + std::to_string(i), i));
+  v1::ReportAck busy = node->NextReportAck();
+  CHECK(busy.seq() == 36);
+  CHECK(busy.result() == v1::REPORT_RETRY);
+  CHECK(busy.retry_after_ms() == 160'000);
+
+  // The estimate holds while the two are in the window, and is gone once nothing finished lately.
+  clock.Advance(absl::Seconds(9));
+  node->Report(DatasetReport(37, "c37", 37));
+  CHECK(node->NextReportAck().retry_after_ms() == 160'000);
+  clock.Advance(absl::Seconds(2));
+  node->Report(DatasetReport(38, "c38", 38));
+  CHECK(node->NextReportAck().retry_after_ms() == 0);
 }
 
 // Answers every report at once, inside HandleReport, and records how deeply those calls nest.

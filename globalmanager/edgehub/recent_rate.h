@@ -1,0 +1,35 @@
+#pragma once
+
+// Events counted over the last `window` (in whole-second buckets), on the injected Clock: how
+// fast the hub has been finishing reports lately, for the retry estimate of a RETRY "Busy".
+// A window, not a lifetime average, so it follows the API limiter and the API server as they
+// change. Not thread-safe: the hub calls it under its mutex.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "common/time/clock.h"
+
+namespace nereid::gm {
+
+class RecentRate {
+ public:
+  explicit RecentRate(Clock* clock, int window_seconds = 10);
+
+  void Add(uint64_t events);
+  // Events in the last window() (this second and the window - 1 before it).
+  uint64_t InWindow() const;
+  absl::Duration window() const { return absl::Seconds(static_cast<int64_t>(counts_.size())); }
+
+ private:
+  // The bucket of second `second`, cleared if it last held an older second.
+  uint64_t& BucketFor(int64_t second);
+  int64_t NowSecond() const;
+
+  Clock* clock_;
+  std::vector<uint64_t> counts_;
+  std::vector<int64_t> seconds_;  // which second each bucket counts
+};
+
+}  // namespace nereid::gm
