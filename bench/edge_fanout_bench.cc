@@ -8,6 +8,7 @@
 //       [--settle SECONDS]  (a pause after connect, create and report: time to snapshot the GM)
 //       [--ignore-retry-after]  (nodes answered RETRY "Busy" use the LC's own backoff, 5 s
 //                                doubling to 5 min, not the GM's estimate: LCs before it existed)
+//       [--gm-arg FLAG]...  (more GM flags, e.g. --gm-arg --max-held-reports=1024)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -103,6 +104,7 @@ struct Flags {
   int kubectl_objects = 1000;
   bool restart = false;
   bool ignore_retry_after = false;  // the nodes back off on RETRY as LCs before retry_after did
+  std::vector<std::string> gm_args;  // --gm-arg: more flags for the GM
   double settle_seconds = 0;  // pause after connect, create and report (GM memory snapshots)
   double timeout_seconds = 900;
   std::string dir;
@@ -118,7 +120,7 @@ void Usage() {
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
-         "  [--settle SECONDS] [--ignore-retry-after] [--enforce]\n";
+         "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -165,6 +167,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       flags.restart = true;
     } else if (arg == "--ignore-retry-after") {
       flags.ignore_retry_after = true;
+    } else if (arg == "--gm-arg") {
+      ASSIGN_OR_RETURN(std::string gm_arg, reader.Value());
+      flags.gm_args.push_back(std::move(gm_arg));
     } else if (arg == "--enforce") {
       flags.enforce = true;
     } else {
@@ -380,6 +385,7 @@ absl::Status FanoutBench::Setup() {
   gm.argv.insert(gm.argv.end(),
                  {absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
                   "--log-level", flags_.gm_log_level});
+  gm.argv.insert(gm.argv.end(), flags_.gm_args.begin(), flags_.gm_args.end());
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
   gm_options_ = gm;
   ASSIGN_OR_RETURN(GlobalManager started, StartGlobalManager(std::move(gm)));
