@@ -240,9 +240,9 @@ void SimNode::HandleReportAckLocked(const v1::ReportAck& ack, absl::Time at) {
       resend_round_.push_back(ack.seq());
       if (resend_round_.size() > 1) break;  // joins the round already scheduled
       const bool estimate = ack.retry_after_ms() > 0 && options_.honor_retry_after;
+      const absl::Duration hint = absl::Milliseconds(ack.retry_after_ms());
       const absl::Duration delay =
-          estimate ? report_backoff_.Jittered(absl::Milliseconds(ack.retry_after_ms()))
-                   : report_backoff_.Next();
+          estimate ? report_backoff_.UniformIn(hint / 2, hint) : report_backoff_.Next();
       runner_->After(delay, [this] { ResendRound(); });
       break;
     }

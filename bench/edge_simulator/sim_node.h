@@ -86,8 +86,8 @@ class SimNode final : public NodeStream::Listener {
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;  // as the LC's cloud link
     // As the LC's cloud link: after a RETRY, one resend round of every report answered RETRY
-    // until then, after the GM's estimate (jittered) when it gave one and `honor_retry_after`,
-    // else after this backoff, reset by an ACCEPTED.
+    // until then, at a random point in the second half of the GM's estimate when it gave one
+    // and `honor_retry_after`, else after this backoff, reset by an ACCEPTED.
     ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
     bool honor_retry_after = true;
     ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),

@@ -23,19 +23,15 @@ absl::Duration ExponentialBackoff::Next() {
                    std::pow(options_.multiplier, static_cast<double>(attempts_));
   seconds = std::min(seconds, max_seconds);
   if (options_.jitter > 0) {
-    seconds *= JitterFactor();
+    seconds *= 1.0 - options_.jitter + 2.0 * options_.jitter * uniform01_();
     seconds = std::min(seconds, max_seconds);
   }
   if (attempts_ < 1000) ++attempts_;
   return absl::Seconds(seconds);
 }
 
-absl::Duration ExponentialBackoff::Jittered(absl::Duration delay) {
-  return options_.jitter > 0 ? delay * JitterFactor() : delay;
-}
-
-double ExponentialBackoff::JitterFactor() {
-  return 1.0 - options_.jitter + 2.0 * options_.jitter * uniform01_();
+absl::Duration ExponentialBackoff::UniformIn(absl::Duration low, absl::Duration high) {
+  return low + (high - low) * uniform01_();
 }
 
 }  // namespace nereid

@@ -27,17 +27,15 @@ class ExponentialBackoff {
 
   // The delay to wait before the next attempt; each call grows the following one.
   absl::Duration Next();
-  // `delay` scaled by this backoff's jitter, for a delay someone else chose (a server's hint);
-  // the attempts do not grow.
-  absl::Duration Jittered(absl::Duration delay);
+  // A uniformly random delay in [low, high] from this backoff's random source, for a delay
+  // someone else bounded (a server's retry estimate), spread so that many clients told the same
+  // do not come back at once; the attempts do not grow.
+  absl::Duration UniformIn(absl::Duration low, absl::Duration high);
   // Back to the initial delay (after a healthy period).
   void Reset() { attempts_ = 0; }
   int attempts() const { return attempts_; }
 
  private:
-  // A uniform factor in [1 - jitter, 1 + jitter].
-  double JitterFactor();
-
   Options options_;
   std::function<double()> uniform01_;
   int attempts_ = 0;

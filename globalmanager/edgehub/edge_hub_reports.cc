@@ -124,10 +124,10 @@ void EdgeHub::RefuseReportLocked(NodeState& state, uint64_t seq,
 }
 
 absl::Duration EdgeHub::RetryAfterLocked() {
-  const uint64_t finished = reports_finished_.InWindow();
-  if (finished == 0) return absl::ZeroDuration();
+  const RecentRate::Recent finished = reports_finished_.Get();
+  if (finished.events == 0) return absl::ZeroDuration();
   const absl::Duration drain =
-      reports_finished_.window() * static_cast<int64_t>(reports_.held()) / finished;
+      finished.span * static_cast<int64_t>(reports_.held()) / static_cast<int64_t>(finished.events);
   return std::clamp(drain, absl::Seconds(1), absl::Minutes(5));
 }
 

@@ -24,16 +24,20 @@ uint64_t& RecentRate::BucketFor(int64_t second) {
 
 void RecentRate::Add(uint64_t events) { BucketFor(NowSecond()) += events; }
 
-uint64_t RecentRate::InWindow() const {
+RecentRate::Recent RecentRate::Get() const {
   const int64_t now = NowSecond();
   const auto window = static_cast<int64_t>(counts_.size());
-  uint64_t total = 0;
+  Recent recent;
+  int64_t oldest = now + 1;
   for (std::size_t i = 0; i < counts_.size(); ++i) {
     // Only the seconds of the window; a clock stepped back leaves buckets "from the future",
     // which do not count either.
-    if (seconds_[i] > now - window && seconds_[i] <= now) total += counts_[i];
+    if (counts_[i] == 0 || seconds_[i] <= now - window || seconds_[i] > now) continue;
+    recent.events += counts_[i];
+    oldest = std::min(oldest, seconds_[i]);
   }
-  return total;
+  if (recent.events > 0) recent.span = absl::Seconds(now - oldest + 1);
+  return recent;
 }
 
 }  // namespace nereid::gm

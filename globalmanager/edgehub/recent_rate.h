@@ -3,7 +3,9 @@
 // Events counted over the last `window` (in whole-second buckets), on the injected Clock: how
 // fast the hub has been finishing reports lately, for the retry estimate of a RETRY "Busy".
 // A window, not a lifetime average, so it follows the API limiter and the API server as they
-// change. Not thread-safe: the hub calls it under its mutex.
+// change; measured over the part of the window since the first event in it, so a burst that
+// began two seconds ago is not diluted over ten. Not thread-safe: the hub calls it under its
+// mutex.
 
 #include <cstdint>
 #include <vector>
@@ -17,10 +19,15 @@ class RecentRate {
  public:
   explicit RecentRate(Clock* clock, int window_seconds = 10);
 
+  struct Recent {
+    uint64_t events = 0;  // in the window (this second and the window - 1 before it)
+    // From the start of the oldest second with events in the window to the end of this one;
+    // zero when there were none.
+    absl::Duration span;
+  };
+
   void Add(uint64_t events);
-  // Events in the last window() (this second and the window - 1 before it).
-  uint64_t InWindow() const;
-  absl::Duration window() const { return absl::Seconds(static_cast<int64_t>(counts_.size())); }
+  Recent Get() const;
 
  private:
   // The bucket of second `second`, cleared if it last held an older second.

@@ -355,13 +355,14 @@ void CloudLink::HandleReportAck(const v1::ReportAck& ack) {
     }
     default: {  // REPORT_RETRY, or a result this LC does not know: keep it and resend later
       // One resend round covers every report answered RETRY until then. A GM that is busy says
-      // when it expects room: that (jittered) replaces the backoff, which stays for an API
-      // server that is down, so a node does not wait minutes behind a burst that drains in one.
+      // when it expects to have taken what it holds: a random point in the second half of that
+      // replaces the backoff (which stays for an API server that is down), so a node does not
+      // wait minutes behind a burst that drains in seconds, and nodes told the same spread out.
       if (resend_at_ == absl::InfiniteFuture()) {
-        resend_at_ = clock_->Now() +
-                     (ack.retry_after_ms() > 0
-                          ? report_backoff_.Jittered(absl::Milliseconds(ack.retry_after_ms()))
-                          : report_backoff_.Next());
+        const absl::Duration estimate = absl::Milliseconds(ack.retry_after_ms());
+        resend_at_ = clock_->Now() + (estimate > absl::ZeroDuration()
+                                          ? report_backoff_.UniformIn(estimate / 2, estimate)
+                                          : report_backoff_.Next());
       }
       LOG(INFO) << "cloud link: the GM could not take report " << seq << " now (" << ack.reason()
                 << ": " << ack.message() << "); resending at " << resend_at_;

@@ -8,9 +8,9 @@
 // validated, applied and committed to the DesiredStateStore and only then ACKed (NACKed with the
 // reason when the spec is invalid) -> ResyncDone records the sync. Upstream, reports leave the
 // ReportSource (the outbox) in seq order with at most `max_reports_in_flight` unanswered; after a
-// reconnect everything still unacked is sent once more; a RETRY answer resends after the GM's
-// estimate (ReportAck.retry_after_ms, jittered) when it gave one, else after the `report_retry`
-// backoff.
+// reconnect everything still unacked is sent once more; a RETRY answer resends at a random point
+// in the second half of the GM's estimate (ReportAck.retry_after_ms) when it gave one, else after
+// the `report_retry` backoff.
 //
 // Threading: one link thread does all the work (database writes never run on gRPC threads);
 // gRPC reactions only queue and wake it. status() may be called from any thread.

@@ -487,8 +487,8 @@ TEST_CASE("a node refused for a bound is told when the GM expects room", "[edgeh
   CHECK(first.reason() == "Busy");
   CHECK(first.retry_after_ms() == 0);
 
-  // Two finished within the 10 s window; 32 held again after two more: room in about
-  // 32 x 10 s / 2 = 160 s.
+  // Two finished in the current second; 32 held again after two more: the GM expects to need
+  // 32 x 1 s / 2 = 16 s for them.
   f.handler.WaitForCall(1).done(ReportOutcome::Accepted());
   f.handler.WaitForCall(2).done(ReportOutcome::Accepted());
   CHECK(node->NextReportAck().result() == v1::REPORT_ACCEPTED);
@@ -497,9 +497,10 @@ TEST_CASE("a node refused for a bound is told when the GM expects room", "[edgeh
   v1::ReportAck busy = node->NextReportAck();
   CHECK(busy.seq() == 36);
   CHECK(busy.result() == v1::REPORT_RETRY);
-  CHECK(busy.retry_after_ms() == 160'000);
+  CHECK(busy.retry_after_ms() == 16'000);
 
-  // The estimate holds while the two are in the window, and is gone once nothing finished lately.
+  // Nothing finished for 9 s more: the two are spread over 10 s, and gone once nothing finished
+  // within the window.
   clock.Advance(absl::Seconds(9));
   node->Report(DatasetReport(37, "c37", 37));
   CHECK(node->NextReportAck().retry_after_ms() == 160'000);

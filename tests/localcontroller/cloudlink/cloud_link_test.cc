@@ -235,20 +235,22 @@ TEST_CASE("a busy GM's estimate sets the resend time and does not grow the backo
   f.handler.WaitForCall(1).done(gm::ReportOutcome::Accepted());
   REQUIRE(Eventually([&] { return f.outbox.depth() == 0; }, kLinkWait));
 
-  // One report finished in the hub's 10 s window and one held: room expected in 10 s x 1 / 1.
+  // Spread the one finished report over 4 s of the hub's window: with one held, the GM expects
+  // to need 4 s, and the link resends at a random point of [2 s, 4 s] (3 s: jitter source 0.5).
+  hub_clock.Advance(absl::Seconds(3));
   f.outbox.Enqueue(DatasetReport(0, "a", 2));  // with the handler, unanswered
   f.outbox.Enqueue(DatasetReport(0, "b", 3));  // over the node's bound of 1: RETRY "Busy"
   f.handler.WaitForCall(2);
   REQUIRE(Eventually([&] { return f.link->status().reports_retried == 1; }, kLinkWait));
-  CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(10));
-  f.clock.Advance(absl::Seconds(10));
+  CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(3));
+  f.clock.Advance(absl::Seconds(3));
   REQUIRE(Eventually([&] { return f.link->status().reports_retried == 2; }, kLinkWait));
-  CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(10));
+  CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(3));
 
   // Nothing finished lately: no estimate, and the LC's backoff starts at its first step (5 s),
-  // so the two hinted rounds did not grow it.
-  hub_clock.Advance(absl::Seconds(11));
-  f.clock.Advance(absl::Seconds(10));
+  // so the two rounds on the GM's estimate did not grow it.
+  hub_clock.Advance(absl::Seconds(8));
+  f.clock.Advance(absl::Seconds(3));
   REQUIRE(Eventually([&] { return f.link->status().reports_retried == 3; }, kLinkWait));
   CHECK(f.link->status().report_resend_at - f.clock.Now() == absl::Seconds(5));
   CHECK(f.outbox.depth() == 2);
