@@ -35,6 +35,11 @@ absl::StatusOr<HostPort> ParseHostPort(std::string_view text, std::string_view e
     address.host = std::string(text.substr(0, colon));
     port_text = text.substr(colon + 1);
   }
+  // A bracket inside the host would print as something that does not read back.
+  if (address.host.find_first_of("[]") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", ToAbsl(text), "\": brackets only around an IPv6 address"));
+  }
   if (address.host.empty()) {
     if (empty_host.empty()) {
       return absl::InvalidArgumentError(
