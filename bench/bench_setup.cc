@@ -1,9 +1,11 @@
 #include "bench/bench_setup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
@@ -205,6 +207,45 @@ double MetricValue(const std::string& text, const std::string& metric,
   double sum = 0;
   ForEachSample(text, metric, labels, [&](double value) { sum += value; });
   return sum;
+}
+
+double HistogramQuantile(const std::string& text, const std::string& metric, double q,
+                         const std::vector<std::string>& labels) {
+  std::vector<std::pair<double, double>> buckets;  // (upper bound, cumulative count)
+  std::istringstream lines(text);
+  std::string line;
+  const std::string bucket_metric = metric + "_bucket{";
+  while (std::getline(lines, line)) {
+    if (line.rfind(bucket_metric, 0) != 0) continue;
+    bool match = true;
+    for (const std::string& label : labels) match = match && line.find(label) != std::string::npos;
+    const std::size_t le = line.find("le=\"");
+    const std::size_t space = line.rfind(' ');
+    if (!match || le == std::string::npos || space == std::string::npos) continue;
+    const std::size_t le_end = line.find('"', le + 4);
+    double bound = 0, count = 0;
+    const std::string bound_text = line.substr(le + 4, le_end - le - 4);
+    if (bound_text == "+Inf") {
+      bound = std::numeric_limits<double>::infinity();
+    } else if (!absl::SimpleAtod(bound_text, &bound)) {
+      continue;
+    }
+    if (!absl::SimpleAtod(line.substr(space + 1), &count)) continue;
+    buckets.emplace_back(bound, count);
+  }
+  std::sort(buckets.begin(), buckets.end());
+  if (buckets.empty() || buckets.back().second <= 0) return 0;
+  const double rank = q * buckets.back().second;
+  double lower = 0, below = 0;
+  for (const auto& [bound, count] : buckets) {
+    if (count >= rank) {
+      if (std::isinf(bound)) return lower;  // beyond the last finite bound: its value
+      return lower + (bound - lower) * (rank - below) / std::max(count - below, 1e-9);
+    }
+    lower = bound;
+    below = count;
+  }
+  return lower;
 }
 
 double MetricMax(const std::string& text, const std::string& metric) {

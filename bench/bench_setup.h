@@ -87,6 +87,11 @@ absl::StatusOr<std::string> FetchMetrics(int http_port);
 // Sum of the samples of `metric` whose labels contain every one of `labels` (Prometheus text).
 double MetricValue(const std::string& text, const std::string& metric,
                    const std::vector<std::string>& labels = {});
+// The q-quantile (0..1) of histogram `metric` from its cumulative `_bucket` samples whose labels
+// contain every one of `labels`, interpolated linearly inside the bucket as Prometheus'
+// histogram_quantile does; 0 without samples.
+double HistogramQuantile(const std::string& text, const std::string& metric, double q,
+                         const std::vector<std::string>& labels = {});
 // The largest sample of `metric` (0 when there is none).
 double MetricMax(const std::string& text, const std::string& metric);
 

@@ -22,6 +22,7 @@
 #include "bench/edge_simulator/delayed_runner.h"
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/sim_node.h"
+#include "common/net/edge_pacing.h"
 #include "common/net/keepalive.h"
 #include "common/time/backoff.h"
 
@@ -35,10 +36,9 @@ class EdgeSimulator {
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;
     // The LC's (localcontroller/cloudlink/cloud_link.h); see SimNode::Options.
-    ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
+    ExponentialBackoff::Options report_retry = net::kEdgeReportRetryBackoff;
     bool honor_retry_after = true;
-    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
-                                                     0.2};
+    ExponentialBackoff::Options reconnect_backoff = net::kEdgeReconnectBackoff;
   };
 
   static absl::StatusOr<std::unique_ptr<EdgeSimulator>> Create(Options options,

@@ -29,6 +29,7 @@
 #include "bench/edge_simulator/delayed_runner.h"
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_simulator/node_stream.h"
+#include "common/net/edge_pacing.h"
 #include "common/net/keepalive.h"
 #include "common/time/backoff.h"
 #include "grpcpp/channel.h"
@@ -88,10 +89,9 @@ class SimNode final : public NodeStream::Listener {
     // As the LC's cloud link: after a RETRY, one resend round of every report answered RETRY
     // until then, at a random point in the second half of the GM's estimate when it gave one
     // and `honor_retry_after`, else after this backoff, reset by an ACCEPTED.
-    ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
+    ExponentialBackoff::Options report_retry = net::kEdgeReportRetryBackoff;
     bool honor_retry_after = true;
-    ExponentialBackoff::Options reconnect_backoff = {absl::Seconds(1), 1.6, absl::Seconds(120),
-                                                     0.2};
+    ExponentialBackoff::Options reconnect_backoff = net::kEdgeReconnectBackoff;
     std::string lc_version = "nereid-edge-simulator";
   };
   // number_of_samples to report for a Dataset (node, key).

@@ -368,6 +368,9 @@ void EdgeHub::HandleChangeAck(const std::shared_ptr<Session>& session, const v1:
     return;
   }
   metrics_.dispatch_latency().Observe(absl::ToDoubleSeconds(acked->latency));
+  metrics_.dispatch_queued().Observe(absl::ToDoubleSeconds(acked->queued));
+  metrics_.dispatch_writing().Observe(absl::ToDoubleSeconds(acked->writing));
+  metrics_.dispatch_at_node().Observe(absl::ToDoubleSeconds(acked->at_node));
   if (!ack.has_error_detail()) {
     metrics_.changes_acked().Increment();
     if (options_.delivery_listener != nullptr) {

@@ -78,13 +78,22 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                           .Help("Reports refused because they were about another node's object")
                           .Register(r)
                           .Add({});
-  dispatch_latency_ =
-      &prometheus::BuildHistogram()
-           .Name("nereid_edgehub_dispatch_latency_seconds")
-           .Help("Time from queueing a change for a node to the node's ACK/NACK")
-           .Register(r)
-           .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                                            0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
+  const prometheus::Histogram::BucketBoundaries latency_buckets{
+      0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+  dispatch_latency_ = &prometheus::BuildHistogram()
+                           .Name("nereid_edgehub_dispatch_latency_seconds")
+                           .Help("Time from queueing a change for a node to the node's ACK/NACK")
+                           .Register(r)
+                           .Add({}, latency_buckets);
+  auto& phases = prometheus::BuildHistogram()
+                     .Name("nereid_edgehub_dispatch_phase_seconds")
+                     .Help("The dispatch latency in parts: queued (in the GM until its write "
+                           "started), writing (the gRPC write until done), node (write done "
+                           "until the ACK was read)")
+                     .Register(r);
+  dispatch_queued_ = &phases.Add({{"phase", "queued"}}, latency_buckets);
+  dispatch_writing_ = &phases.Add({{"phase", "writing"}}, latency_buckets);
+  dispatch_at_node_ = &phases.Add({{"phase", "node"}}, latency_buckets);
 }
 
 }  // namespace nereid::gm

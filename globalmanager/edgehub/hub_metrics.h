@@ -48,6 +48,10 @@ class HubMetrics {
   prometheus::Counter& foreign_reports() { return *foreign_reports_; }
   // Enqueue of a change -> its ACK (or NACK) received.
   prometheus::Histogram& dispatch_latency() { return *dispatch_latency_; }
+  // The same time in three parts (Session::AckedChange): queued, writing, at_node.
+  prometheus::Histogram& dispatch_queued() { return *dispatch_queued_; }
+  prometheus::Histogram& dispatch_writing() { return *dispatch_writing_; }
+  prometheus::Histogram& dispatch_at_node() { return *dispatch_at_node_; }
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -67,6 +71,9 @@ class HubMetrics {
   prometheus::Gauge* reports_held_;
   prometheus::Counter* foreign_reports_;
   prometheus::Histogram* dispatch_latency_;
+  prometheus::Histogram* dispatch_queued_;
+  prometheus::Histogram* dispatch_writing_;
+  prometheus::Histogram* dispatch_at_node_;
   std::unique_ptr<NodeQueueDepths> queue_depths_;
 };
 

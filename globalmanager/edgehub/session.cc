@@ -31,6 +31,12 @@ void Session::Detach() {
 void Session::OnWriteDone(bool ok) {
   absl::MutexLock lock(&mu_);
   write_in_flight_ = false;
+  if (writing_nonce_ != 0) {
+    if (auto it = sent_.find(writing_nonce_); ok && it != sent_.end()) {
+      it->second.written = options_.clock->Now();
+    }
+    writing_nonce_ = 0;
+  }
   if (!ok && !finish_requested_) {
     // The stream is broken (peer gone or cancelled); Finish is still required.
     finish_requested_ = true;
@@ -68,6 +74,7 @@ void Session::Pump() {
       finish = true;
       status = finish_status_;
     } else if (!control_.empty()) {
+      writing_nonce_ = 0;
       out_ = std::move(control_.front());
       control_.pop_front();
     } else if (sent_.size() < options_.max_in_flight && !queue_.empty()) {
@@ -76,6 +83,7 @@ void Session::Pump() {
       Queued& q = entry->second;
       out_.Clear();
       if (q.type == Queued::Type::kResyncDone) {
+        writing_nonce_ = 0;
         v1::ResyncDone* done = out_.mutable_resync_done();
         done->set_upserts(q.upserts);
         done->set_removes(q.removes);
@@ -85,6 +93,8 @@ void Session::Pump() {
         change->set_nonce(absl::StrCat(nonce));
         Sent sent;
         sent.enqueued = q.enqueued;
+        sent.write_started = options_.clock->Now();
+        writing_nonce_ = nonce;
         if (q.type == Queued::Type::kUpsert) {
           *change->mutable_upsert() = *q.resource;
           sent.ref = q.resource->ref();
@@ -212,8 +222,17 @@ std::optional<Session::AckedChange> Session::OnChangeAck(const v1::ChangeAck& ac
   absl::MutexLock lock(&mu_);
   auto it = sent_.find(nonce);
   if (it == sent_.end()) return std::nullopt;
-  AckedChange acked{std::move(it->second.ref), std::move(it->second.version), it->second.removed,
-                    options_.clock->Now() - it->second.enqueued};
+  const absl::Time now = options_.clock->Now();
+  Sent& sent = it->second;
+  // An ACK read before OnWriteDone ran (the callbacks race) counts as still writing.
+  const absl::Time written = sent.written == absl::InfinitePast() ? now : sent.written;
+  AckedChange acked{.ref = std::move(sent.ref),
+                    .version = std::move(sent.version),
+                    .removed = sent.removed,
+                    .latency = now - sent.enqueued,
+                    .queued = sent.write_started - sent.enqueued,
+                    .writing = written - sent.write_started,
+                    .at_node = now - written};
   sent_.erase(it);
   // A NACKed change stays recorded in held_ as attempted: the hub does not resend the same
   // version on this stream (Envoy xDS semantics); a newer version or a reconnect tries again.

@@ -49,7 +49,13 @@ class Session {
     edge::v1::ObjectRef ref;
     std::string version;
     bool removed = false;
-    absl::Duration latency;
+    absl::Duration latency;  // = queued + writing + at_node
+    // Where the latency went: waiting in this session's queue until its write started; the gRPC
+    // write until done (flow control, TLS, the socket); from then to the ACK read (the network,
+    // the node, and the GM's read of the ACK). at_node is zero if the write never completed.
+    absl::Duration queued;
+    absl::Duration writing;
+    absl::Duration at_node;
   };
 
   Session(Options options, uint64_t id);
@@ -125,6 +131,8 @@ class Session {
     std::string version;
     bool removed = false;
     absl::Time enqueued;
+    absl::Time write_started;
+    absl::Time written = absl::InfinitePast();  // until OnWriteDone
   };
 
   bool PushLocked(const std::string& key, Queued entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -146,6 +154,7 @@ class Session {
   absl::flat_hash_map<uint64_t, Sent> sent_ ABSL_GUARDED_BY(mu_);
   uint64_t next_nonce_ ABSL_GUARDED_BY(mu_) = 1;
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t writing_nonce_ ABSL_GUARDED_BY(mu_) = 0;  // the change in out_; 0 for control messages
   bool finish_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_started_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);

@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/net/edge_pacing.h"
 #include "common/net/keepalive.h"
 #include "common/net/tls.h"
 #include "common/time/backoff.h"
@@ -46,7 +47,7 @@ struct CloudLinkOptions {
   std::string server_name_override;
   std::string lc_version = "nereid-lc";
 
-  ExponentialBackoff::Options backoff = {absl::Seconds(1), 1.6, absl::Seconds(120), 0.2};
+  ExponentialBackoff::Options backoff = net::kEdgeReconnectBackoff;
   // Source of jitter in [0, 1) (tests pin it); null = random.
   std::function<double()> jitter_source;
   // A stream that stayed established this long resets the backoff to its initial delay, so a GM
@@ -57,7 +58,7 @@ struct CloudLinkOptions {
   // After a RETRY answer without an estimate (the GM could not write to the Kubernetes API):
   // resend what is unacked after this backoff, growing while RETRYs continue and reset by the next
   // ACCEPTED, so a cluster of nodes does not hammer an API server that is down.
-  ExponentialBackoff::Options report_retry = {absl::Seconds(5), 2.0, absl::Minutes(5), 0.2};
+  ExponentialBackoff::Options report_retry = net::kEdgeReportRetryBackoff;
   int max_reports_in_flight = 64;
   // Downstream messages buffered before the link stops reading (HTTP/2 flow control pushes back).
   int max_inbox = 64;

@@ -124,6 +124,9 @@ TEST_CASE("Hello is answered with exactly the difference, then ResyncDone", "[ed
   CHECK(status.in_flight == 0);
   CHECK(f.hub->metrics().connected_nodes().Value() == 1);
   CHECK(f.hub->metrics().dispatch_latency().Collect().histogram.sample_count == 3);
+  CHECK(f.hub->metrics().dispatch_queued().Collect().histogram.sample_count == 3);
+  CHECK(f.hub->metrics().dispatch_writing().Collect().histogram.sample_count == 3);
+  CHECK(f.hub->metrics().dispatch_at_node().Collect().histogram.sample_count == 3);
 }
 
 TEST_CASE("changes flow after the resync; ACK and NACK are counted and observed", "[edgehub]") {
