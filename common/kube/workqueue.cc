@@ -12,10 +12,11 @@ WorkQueue::WorkQueue(Options options)
 
 WorkQueue::~WorkQueue() { ShutDown(); }
 
-void WorkQueue::AddLocked(const std::string& key) {
+void WorkQueue::AddLocked(const std::string& key, absl::Time now) {
   if (shutting_down_) return;
   if (!dirty_.insert(key).second) return;  // Already queued or already marked to run again.
   ++adds_;
+  if (wait_observer_ != nullptr) added_at_.emplace(key, now);
   // A key being processed runs again after Done(), never concurrently.
   if (processing_.contains(key)) return;
   queue_.push_back(key);
@@ -23,14 +24,14 @@ void WorkQueue::AddLocked(const std::string& key) {
 
 void WorkQueue::Add(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  AddLocked(key);
+  AddLocked(key, clock_->Now());
 }
 
 void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {
   absl::MutexLock lock(&mu_);
   if (shutting_down_) return;
   if (delay <= absl::ZeroDuration()) {
-    AddLocked(key);
+    AddLocked(key, clock_->Now());
     return;
   }
   const absl::Time ready = clock_->Now() + delay;
@@ -63,21 +64,45 @@ int WorkQueue::NumRequeues(const std::string& key) { return rate_limiter_->NumRe
 void WorkQueue::PromoteReadyLocked(absl::Time now) {
   while (!waiting_.empty() && waiting_.begin()->first.first <= now) {
     std::string key = std::move(waiting_.begin()->second);
+    const absl::Time due = waiting_.begin()->first.first;
     waiting_.erase(waiting_.begin());
     waiting_ids_.erase(key);
-    AddLocked(key);
+    AddLocked(key, due);  // it waits in the queue from when it was due
   }
 }
 
-std::optional<std::string> WorkQueue::Get() {
+void WorkQueue::SetWaitObserver(WaitObserver observer) {
   absl::MutexLock lock(&mu_);
+  wait_observer_ =
+      observer ? std::make_shared<const WaitObserver>(std::move(observer)) : nullptr;
+  if (wait_observer_ == nullptr) added_at_.clear();
+}
+
+std::optional<std::string> WorkQueue::Get() {
+  std::shared_ptr<const WaitObserver> observer;
+  absl::Duration waited;
+  std::optional<std::string> key;
+  {
+    absl::MutexLock lock(&mu_);
+    key = NextLocked(&waited);
+    if (key.has_value()) observer = wait_observer_;
+  }
+  if (observer != nullptr) (*observer)(waited);
+  return key;
+}
+
+std::optional<std::string> WorkQueue::NextLocked(absl::Duration* waited) {
   while (true) {
-    PromoteReadyLocked(clock_->Now());
+    const absl::Time now = clock_->Now();
+    PromoteReadyLocked(now);
     if (!queue_.empty()) {
       std::string key = std::move(queue_.front());
       queue_.pop_front();
       processing_.insert(key);
       dirty_.erase(key);
+      auto added = added_at_.find(key);
+      *waited = added == added_at_.end() ? absl::ZeroDuration() : now - added->second;
+      if (added != added_at_.end()) added_at_.erase(added);
       return key;
     }
     if (shutting_down_) return std::nullopt;

@@ -13,12 +13,15 @@
 //     earliest waiting key is due, so FakeClock::Advance drives delays in tests.
 //   - AddRateLimited(key) = AddAfter(key, rate_limiter.When(key)); Forget(key) resets its backoff;
 //     NumRequeues(key) counts its rate-limited adds since the last Forget.
+//   - Metrics as client-go's: the time from a key's add to a worker taking it (queue duration)
+//     goes to the wait observer, if one is set.
 //   - ShutDown: adds are ignored and waiting (delayed) keys dropped; Get keeps handing out what is
 //     queued and returns nullopt once the queue is empty. ShutDownWithDrain additionally blocks
 //     until every key handed out has been marked Done.
 // Thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <deque>
 #include <map>
 #include <memory>
@@ -78,10 +81,19 @@ class WorkQueue {
   Metrics GetMetrics();
   const std::string& name() const { return name_; }
 
+  // Called outside the queue's lock, on the worker's thread, with the time each key spent queued
+  // before Get handed it out (from the add that queued it; a key added while being processed
+  // waits from that add). Null stops the observation.
+  using WaitObserver = std::function<void(absl::Duration)>;
+  void SetWaitObserver(WaitObserver observer);
+
  private:
   using WaitingId = std::pair<absl::Time, uint64_t>;  // (ready time, insertion order)
 
-  void AddLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `now`: the time the key counts as added (for the wait observer).
+  void AddLocked(const std::string& key, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Get's work: waits for a ready key (or shutdown and empty: nullopt).
+  std::optional<std::string> NextLocked(absl::Duration* waited) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves waiting keys whose time has come into the queue.
   void PromoteReadyLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ShutDownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -102,6 +114,8 @@ class WorkQueue {
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   int64_t adds_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t retries_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unordered_map<std::string, absl::Time> added_at_ ABSL_GUARDED_BY(mu_);  // dirty keys
+  std::shared_ptr<const WaitObserver> wait_observer_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::kube

@@ -66,6 +66,11 @@ ControllerMetrics::ControllerMetrics(std::shared_ptr<prometheus::Registry> regis
                         .Name("nereid_gm_workqueue_waiting")
                         .Help("Keys waiting for a retry or requeue time, by controller")
                         .Register(r);
+  queue_duration_ = &prometheus::BuildHistogram()
+                         .Name("nereid_gm_workqueue_queue_duration_seconds")
+                         .Help("Time a key waited in a controller's queue before a worker took "
+                               "it, by controller (client-go's workqueue_queue_duration_seconds)")
+                         .Register(r);
   queue_processing_ = &prometheus::BuildGauge()
                            .Name("nereid_gm_workqueue_processing")
                            .Help("Keys a worker holds, by controller")
@@ -73,11 +78,16 @@ ControllerMetrics::ControllerMetrics(std::shared_ptr<prometheus::Registry> regis
 }
 
 void ControllerMetrics::TrackWorkQueue(const std::string& controller, kube::WorkQueue* queue) {
+  prometheus::Histogram* waits = &queue_duration_->Add({{"controller", controller}}, DurationBuckets());
+  queue->SetWaitObserver([waits](absl::Duration waited) {
+    waits->Observe(absl::ToDoubleSeconds(waited));
+  });
   absl::MutexLock lock(&queues_mu_);
   queues_[queue] = controller;
 }
 
 void ControllerMetrics::UntrackWorkQueue(kube::WorkQueue* queue) {
+  queue->SetWaitObserver(nullptr);
   absl::MutexLock lock(&queues_mu_);
   auto it = queues_.find(queue);
   if (it == queues_.end()) return;

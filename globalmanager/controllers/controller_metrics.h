@@ -68,6 +68,7 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Gauge>* queue_depth_;
   prometheus::Family<prometheus::Gauge>* queue_waiting_;
   prometheus::Family<prometheus::Gauge>* queue_processing_;
+  prometheus::Family<prometheus::Histogram>* queue_duration_;
   absl::Mutex queues_mu_;
   std::map<kube::WorkQueue*, std::string> queues_ ABSL_GUARDED_BY(queues_mu_);  // -> controller
 };

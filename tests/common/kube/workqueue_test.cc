@@ -39,6 +39,35 @@ TEST_CASE("workqueue hands out keys in FIFO order and collapses duplicates", "[w
   CHECK(queue.GetMetrics().adds == 3);
 }
 
+TEST_CASE("workqueue reports how long each key waited, from the add that queued it",
+          "[workqueue]") {
+  FakeClock clock;
+  WorkQueue queue(QueueOn(&clock));
+  std::vector<absl::Duration> waits;
+  queue.SetWaitObserver([&](absl::Duration waited) { waits.push_back(waited); });
+  queue.Add("a");
+  clock.Advance(absl::Milliseconds(5));
+  queue.Add("a");  // collapsed: "a" still waits from its first add
+  queue.Add("b");
+  clock.Advance(absl::Milliseconds(10));
+  CHECK(queue.Get() == "a");
+  queue.Add("a");  // while "a" is processed: queued again at Done, waiting from now
+  clock.Advance(absl::Milliseconds(1));
+  CHECK(queue.Get() == "b");
+  clock.Advance(absl::Milliseconds(2));
+  queue.Done("a");
+  queue.AddAfter("c", absl::Milliseconds(4));  // a delayed key waits from when it is due
+  clock.Advance(absl::Milliseconds(7));
+  CHECK(queue.Get() == "a");
+  CHECK(queue.Get() == "c");
+  CHECK(waits == std::vector<absl::Duration>{absl::Milliseconds(15), absl::Milliseconds(11),
+                                             absl::Milliseconds(10), absl::Milliseconds(3)});
+  queue.SetWaitObserver(nullptr);
+  queue.Add("d");
+  CHECK(queue.Get() == "d");
+  CHECK(waits.size() == 4);
+}
+
 TEST_CASE("workqueue never hands a key out twice at once and re-runs it after Done",
           "[workqueue]") {
   FakeClock clock;

@@ -40,6 +40,11 @@ TEST_CASE("work queue depth, waiting and processing are sampled per controller a
   queue.Done(*held);
   page = Scrape(metrics);
   CHECK(Has(page, "nereid_gm_workqueue_processing{controller=\"dataset\"} 0"));
+  // Each key handed out is one observation of its time in the queue.
+  CHECK(Has(page, "nereid_gm_workqueue_queue_duration_seconds_count{controller=\"dataset\"} 1"));
+  REQUIRE(queue.Get().has_value());
+  page = Scrape(metrics);
+  CHECK(Has(page, "nereid_gm_workqueue_queue_duration_seconds_count{controller=\"dataset\"} 2"));
 
   // A stopped controller's queue is no longer read, and its gauges say it holds nothing.
   metrics.UntrackWorkQueue(&queue);
