@@ -27,7 +27,7 @@ absl::Status EdgePlacements::RemoveLocked(const std::string& key, Placed& placed
       ++it;
       continue;
     }
-    LOG(INFO) << what_ << " " << key << ": removed from node " << it->first;
+    LOG(DEBUG) << what_ << " " << key << ": removed from node " << it->first;
     if (change != nullptr) change->removed.push_back(it->first);
     it = placed.versions.erase(it);
   }
@@ -55,13 +55,8 @@ absl::Status EdgePlacements::Sync(const std::string& key,
       first.Update(s);
       continue;
     }
-    if (it == placed.versions.end()) {
-      LOG(INFO) << what_ << " " << key << ": sent to node " << node << " (version "
-                << resource.version() << ")";
-    } else {
-      LOG(DEBUG) << what_ << " " << key << ": version " << resource.version() << " sent to node "
-                 << node;
-    }
+    LOG(DEBUG) << what_ << " " << key << ": version " << resource.version() << " sent to node "
+               << node;
     if (change != nullptr) {
       (it == placed.versions.end() ? change->added : change->updated).push_back(node);
     }
