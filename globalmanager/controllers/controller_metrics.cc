@@ -78,7 +78,8 @@ ControllerMetrics::ControllerMetrics(std::shared_ptr<prometheus::Registry> regis
 }
 
 void ControllerMetrics::TrackWorkQueue(const std::string& controller, kube::WorkQueue* queue) {
-  prometheus::Histogram* waits = &queue_duration_->Add({{"controller", controller}}, DurationBuckets());
+  prometheus::Histogram* waits =
+      &queue_duration_->Add({{"controller", controller}}, DurationBuckets());
   queue->SetWaitObserver([waits](absl::Duration waited) {
     waits->Observe(absl::ToDoubleSeconds(waited));
   });
