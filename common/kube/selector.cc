@@ -111,7 +111,7 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
         while (true) {
           std::string value = scan.Word();
           if (!ValidLabelValue(value)) return SyntaxError("label", text, scan.pos());
-          // An empty entry is the empty value, as in Kubernetes: "in ()" and "in (a,)" both hold "".
+          // An empty entry is the empty value, as in Kubernetes: "()" and "(a,)" both hold "".
           req.values.insert(value);
           if (scan.Consume(")")) break;
           if (!scan.Consume(",")) return SyntaxError("label", text, scan.pos());
