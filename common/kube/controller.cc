@@ -19,10 +19,33 @@ Controller::Controller(std::string name, Reconciler* reconciler, ControllerOptio
 
 Controller::~Controller() { Stop(); }
 
+namespace {
+
+// An update that is no news: the informer's periodic resync (or a relist) re-delivering the
+// object as cached, the same resourceVersion (client-go's test for a resync).
+bool IsResync(const ObjectPtr& old_object, const ObjectPtr& object) {
+  if (old_object == object) return true;
+  if (old_object == nullptr || object == nullptr) return false;
+  const std::string version = ResourceVersion(*object);
+  return !version.empty() && version == ResourceVersion(*old_object);
+}
+
+}  // namespace
+
+void Controller::Enqueue(const std::string& key, bool resync) {
+  if (resync) {
+    queue_.AddLowPriority(key);  // Behind every change: a resync must not delay news.
+  } else {
+    queue_.Add(key);
+  }
+}
+
 ResourceEventHandlerFuncs Controller::EnqueueHandler() {
   ResourceEventHandlerFuncs funcs;
   funcs.on_add = [this](const ObjectPtr& object) { queue_.Add(Key(*object)); };
-  funcs.on_update = [this](const ObjectPtr&, const ObjectPtr& object) { queue_.Add(Key(*object)); };
+  funcs.on_update = [this](const ObjectPtr& old_object, const ObjectPtr& object) {
+    Enqueue(Key(*object), IsResync(old_object, object));
+  };
   funcs.on_delete = [this](const DeletedObject& deleted) {
     std::string key = DeletedKey(deleted);
     if (!key.empty()) queue_.Add(key);
@@ -31,21 +54,23 @@ ResourceEventHandlerFuncs Controller::EnqueueHandler() {
 }
 
 ResourceEventHandlerFuncs Controller::EnqueueOwnerHandler(std::string owner_kind) {
-  auto enqueue_owner = [this, owner_kind = std::move(owner_kind)](const ObjectPtr& object) {
+  auto enqueue_owner = [this, owner_kind = std::move(owner_kind)](const ObjectPtr& object,
+                                                                  bool resync) {
     if (object == nullptr) return;
     std::optional<OwnerReference> owner = ControllerOf(*object);
     if (!owner || owner->kind != owner_kind || owner->name.empty()) return;
-    queue_.Add(MakeKey(Namespace(*object), owner->name));
+    Enqueue(MakeKey(Namespace(*object), owner->name), resync);
   };
   ResourceEventHandlerFuncs funcs;
-  funcs.on_add = enqueue_owner;
+  funcs.on_add = [enqueue_owner](const ObjectPtr& object) { enqueue_owner(object, false); };
   funcs.on_update = [enqueue_owner](const ObjectPtr& old_object, const ObjectPtr& object) {
+    const bool resync = IsResync(old_object, object);
     // An owner change (adoption, release) concerns both the old and the new owner.
-    enqueue_owner(object);
-    if (old_object != object) enqueue_owner(old_object);
+    enqueue_owner(object, resync);
+    if (old_object != object) enqueue_owner(old_object, resync);
   };
   funcs.on_delete = [enqueue_owner](const DeletedObject& deleted) {
-    enqueue_owner(LastKnownState(deleted));
+    enqueue_owner(LastKnownState(deleted), false);
   };
   return funcs;
 }

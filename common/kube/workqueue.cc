@@ -12,19 +12,39 @@ WorkQueue::WorkQueue(Options options)
 
 WorkQueue::~WorkQueue() { ShutDown(); }
 
-void WorkQueue::AddLocked(const std::string& key, absl::Time now) {
+void WorkQueue::AddLocked(const std::string& key, absl::Time now, bool low) {
   if (shutting_down_) return;
-  if (!dirty_.insert(key).second) return;  // Already queued or already marked to run again.
+  const bool processing = processing_.contains(key);
+  if (!dirty_.insert(key).second) {
+    // Already queued or marked to run again. News for a key waiting in the low lane moves it to
+    // the normal one (its low_ entry is skipped from now on).
+    if (!low && low_keys_.erase(key) > 0 && !processing) {
+      --low_ready_;
+      queue_.push_back(key);
+    }
+    return;
+  }
   ++adds_;
   if (wait_observer_ != nullptr) added_at_.emplace(key, now);
+  if (low) low_keys_.insert(key);
   // A key being processed runs again after Done(), never concurrently.
-  if (processing_.contains(key)) return;
-  queue_.push_back(key);
+  if (processing) return;
+  if (low) {
+    low_.push_back(key);
+    ++low_ready_;
+  } else {
+    queue_.push_back(key);
+  }
 }
 
 void WorkQueue::Add(const std::string& key) {
   absl::MutexLock lock(&mu_);
   AddLocked(key, clock_->Now());
+}
+
+void WorkQueue::AddLowPriority(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  AddLocked(key, clock_->Now(), /*low=*/true);
 }
 
 void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {
@@ -95,9 +115,15 @@ std::optional<std::string> WorkQueue::NextLocked(absl::Duration* waited) {
   while (true) {
     const absl::Time now = clock_->Now();
     PromoteReadyLocked(now);
+    std::optional<std::string> next;
     if (!queue_.empty()) {
-      std::string key = std::move(queue_.front());
+      next = std::move(queue_.front());
       queue_.pop_front();
+    } else {
+      next = PopLowLocked();
+    }
+    if (next.has_value()) {
+      std::string key = *std::move(next);
       processing_.insert(key);
       dirty_.erase(key);
       auto added = added_at_.find(key);
@@ -110,18 +136,43 @@ std::optional<std::string> WorkQueue::NextLocked(absl::Duration* waited) {
         waiting_.empty() ? absl::InfiniteFuture() : waiting_.begin()->first.first;
     const uint64_t generation = waiting_generation_;
     auto wake = [this, generation]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return !queue_.empty() || shutting_down_ || waiting_generation_ != generation;
+      return !queue_.empty() || low_ready_ > 0 || shutting_down_ ||
+             waiting_generation_ != generation;
     };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&wake), deadline);
   }
+}
+
+std::optional<std::string> WorkQueue::PopLowLocked() {
+  if (low_ready_ == 0) {
+    low_.clear();  // Only entries left behind: drop them rather than let them pile up.
+    return std::nullopt;
+  }
+  while (!low_.empty()) {
+    std::string key = std::move(low_.front());
+    low_.pop_front();
+    // Skip entries left behind by a key moved forward, or re-added low while processing (Done
+    // queues that one again).
+    if (processing_.contains(key) || !low_keys_.contains(key)) continue;
+    low_keys_.erase(key);
+    --low_ready_;
+    return key;
+  }
+  return std::nullopt;
 }
 
 void WorkQueue::Done(const std::string& key) {
   absl::MutexLock lock(&mu_);
   if (processing_.erase(key) == 0) return;
   // Re-added while it was processed: run it again (even while shutting down, so the last change
-  // is not lost before the queue drains).
-  if (dirty_.contains(key)) queue_.push_back(key);
+  // is not lost before the queue drains), in the lane of its adds.
+  if (!dirty_.contains(key)) return;
+  if (low_keys_.contains(key)) {
+    low_.push_back(key);
+    ++low_ready_;
+  } else {
+    queue_.push_back(key);
+  }
 }
 
 void WorkQueue::ShutDownLocked() {
@@ -150,13 +201,14 @@ bool WorkQueue::ShuttingDown() const {
 size_t WorkQueue::Len() {
   absl::MutexLock lock(&mu_);
   PromoteReadyLocked(clock_->Now());
-  return queue_.size();
+  return queue_.size() + low_ready_;
 }
 
 WorkQueue::Metrics WorkQueue::GetMetrics() {
   absl::MutexLock lock(&mu_);
   PromoteReadyLocked(clock_->Now());
-  return Metrics{queue_.size(), waiting_.size(), processing_.size(), adds_, retries_};
+  return Metrics{queue_.size() + low_ready_, waiting_.size(), processing_.size(), adds_,
+                 retries_};
 }
 
 }  // namespace nereid::kube

@@ -11,6 +11,12 @@
 //   - AddAfter(key, d) queues the key once d has passed on the injected Clock; a key waiting twice
 //     keeps the earlier time. There is no timer thread: Get() sleeps on the Clock until the
 //     earliest waiting key is due, so FakeClock::Advance drives delays in tests.
+//   - AddLowPriority(key) queues a key whose add is not news (a periodic resync re-delivering an
+//     unchanged object) behind every key added otherwise: it is handed out only when no other key
+//     is ready, and an Add of it while it waits moves it forward. A resync of 100,000 cached
+//     objects then does not hold a fresh change for seconds (bench/RESULTS.md, "A resync in a
+//     create burst"); controller-runtime's priority queue does the same for resyncs. A low key can
+//     wait as long as other keys keep coming: under such load a resync could not catch up anyway.
 //   - AddRateLimited(key) = AddAfter(key, rate_limiter.When(key)); Forget(key) resets its backoff;
 //     NumRequeues(key) counts its rate-limited adds since the last Forget.
 //   - Metrics as client-go's: the time from a key's add to a worker taking it (queue duration)
@@ -62,6 +68,7 @@ class WorkQueue {
   WorkQueue& operator=(const WorkQueue&) = delete;
 
   void Add(const std::string& key);
+  void AddLowPriority(const std::string& key);
   void AddAfter(const std::string& key, absl::Duration delay);
   void AddRateLimited(const std::string& key);
   void Forget(const std::string& key);
@@ -90,8 +97,11 @@ class WorkQueue {
  private:
   using WaitingId = std::pair<absl::Time, uint64_t>;  // (ready time, insertion order)
 
-  // `now`: the time the key counts as added (for the wait observer).
-  void AddLocked(const std::string& key, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `now`: the time the key counts as added (for the wait observer); `low`: AddLowPriority.
+  void AddLocked(const std::string& key, absl::Time now, bool low = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next low-priority key that may be handed out, taken off its lane; nullopt if none.
+  std::optional<std::string> PopLowLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Get's work: waits for a ready key (or shutdown and empty: nullopt).
   std::optional<std::string> NextLocked(absl::Duration* waited) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves waiting keys whose time has come into the queue.
@@ -104,6 +114,13 @@ class WorkQueue {
 
   mutable absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  // The low-priority lane. An entry counts only while its key is in low_keys_ and not being
+  // processed; entries of keys moved forward by an Add stay behind and are skipped.
+  std::deque<std::string> low_ ABSL_GUARDED_BY(mu_);
+  // Dirty keys all of whose adds were low priority (queued in low_, or processing and to be
+  // queued there again at Done).
+  std::unordered_set<std::string> low_keys_ ABSL_GUARDED_BY(mu_);
+  size_t low_ready_ ABSL_GUARDED_BY(mu_) = 0;  // Live entries of low_.
   std::unordered_set<std::string> dirty_ ABSL_GUARDED_BY(mu_);       // Needs processing.
   std::unordered_set<std::string> processing_ ABSL_GUARDED_BY(mu_);  // Handed out, not Done.
   std::map<WaitingId, std::string> waiting_ ABSL_GUARDED_BY(mu_);

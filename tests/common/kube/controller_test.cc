@@ -84,6 +84,16 @@ bool Waiting(Controller& controller, size_t n) {
   return metrics.waiting == n && metrics.depth == 0 && metrics.processing == 0;
 }
 
+// What the queue has ready now, in order, each marked done.
+std::vector<std::string> Drain(WorkQueue& queue) {
+  std::vector<std::string> keys;
+  while (queue.Len() > 0) {
+    keys.push_back(*queue.Get());
+    queue.Done(keys.back());
+  }
+  return keys;
+}
+
 TEST_CASE("controller: success forgets the key", "[controller]") {
   FakeClock clock;
   ScriptedReconciler reconciler([](const std::string&, int) { return ReconcileResult{}; });
@@ -313,12 +323,33 @@ TEST_CASE("controller owner handler enqueues the controlling owner of a kind", "
   handler.on_update(pod("p4", "FederatedLearningJob", "job2"),
                     pod("p4", "FederatedLearningJob", "job3"));
   handler.on_delete(DeletedFinalStateUnknown{"ns/p5", pod("p5", "FederatedLearningJob", "job4")});
-  std::vector<std::string> keys;
-  while (controller.queue().Len() > 0) {
-    keys.push_back(*controller.queue().Get());
-    controller.queue().Done(keys.back());
-  }
-  CHECK(keys == std::vector<std::string>{"ns/job1", "ns/job3", "ns/job2", "ns/job4"});
+  CHECK(Drain(controller.queue()) ==
+        std::vector<std::string>{"ns/job1", "ns/job3", "ns/job2", "ns/job4"});
+}
+
+TEST_CASE("controller handlers: a resync's update waits behind news", "[controller]") {
+  ScriptedReconciler reconciler([](const std::string&, int) { return ReconcileResult{}; });
+  Controller controller("jobs", &reconciler, On(Clock::Real()));
+  ResourceEventHandlerFuncs own = controller.EnqueueHandler();
+  ResourceEventHandlerFuncs owner = controller.EnqueueOwnerHandler("ReidJob");
+  auto object = [](const std::string& name, const std::string& version,
+                   const std::string& owned_by = "") {
+    Json json = {{"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", version}}}};
+    if (!owned_by.empty()) {
+      json["metadata"]["ownerReferences"] = Json::array(
+          {{{"kind", "ReidJob"}, {"name", owned_by}, {"uid", "u"}, {"controller", true}}});
+    }
+    return std::make_shared<const Json>(json);
+  };
+  const ObjectPtr cached = object("resynced", "7");
+  own.on_update(cached, cached);                                // The informer's resync replay.
+  own.on_update(object("relisted", "8"), object("relisted", "8"));  // A relist, same version.
+  owner.on_update(object("pod", "9", "owner"), object("pod", "9", "owner"));
+  own.on_update(object("changed", "10"), object("changed", "11"));  // News.
+  own.on_add(object("added", "12"));
+  CHECK(Drain(controller.queue()) ==
+        std::vector<std::string>{"ns/changed", "ns/added", "ns/resynced", "ns/relisted",
+                                 "ns/owner"});
 }
 
 TEST_CASE("controller Stop joins idle workers promptly", "[controller]") {

@@ -1,3 +1,4 @@
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
@@ -225,6 +226,44 @@ TEST_CASE("informer resync replays the cache as updates every period", "[informe
   REQUIRE(Eventually([&] { return clock.timed_waiters() == 2; }));
   clock.Advance(absl::Seconds(30));
   REQUIRE(Eventually([&] { return log.Count("update") == 4; }));
+}
+
+TEST_CASE("informer resync delivers the watch's news between chunks of its replay",
+          "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  constexpr int kPods = 1000;
+  for (int i = 0; i < kPods; ++i) {
+    REQUIRE(client.Create(resources::Pods(), "ns", Pod("p" + std::to_string(i))).ok());
+  }
+  InformerOptions options = TestOptions();
+  options.resync_period = absl::Seconds(30);
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
+  HandlerLog log;
+  informer.AddEventHandler(log.Funcs());
+  // On the first replayed object, a change comes through the watch and reaches the cache.
+  std::atomic<bool> news_made{false};
+  std::atomic<bool> news_cached{false};
+  ResourceEventHandlerFuncs news;
+  news.on_update = [&](const ObjectPtr& old_object, const ObjectPtr& object) {
+    if (old_object != object || news_made.exchange(true)) return;
+    if (!client.Create(resources::Pods(), "ns", Pod("news")).ok()) return;
+    news_cached = Eventually([&] { return informer.GetIndexer().Get("ns/news") != nullptr; });
+  };
+  informer.AddEventHandler(news);
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  REQUIRE(Eventually([&] { return clock.timed_waiters() == 2; }));
+  clock.Advance(absl::Seconds(30));
+  REQUIRE(Eventually([&] { return log.Count("update") == kPods && log.Count("add") == kPods + 1; }));
+  REQUIRE(news_cached);
+  int updates_before_news = 0;
+  for (const auto& entry : log.Entries()) {
+    if (entry.op == "add" && entry.key == "ns/news") break;
+    updates_before_news += entry.op == "update";
+  }
+  // Delivered after the chunk under way (128 keys), not after the whole replay.
+  CHECK(updates_before_news <= 128);
 }
 
 TEST_CASE("informer with resync disabled never replays", "[informer]") {

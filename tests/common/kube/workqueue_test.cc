@@ -3,7 +3,9 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <map>
+#include <optional>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -21,6 +23,73 @@ WorkQueue::Options QueueOn(Clock* clock) {
   options.name = "test";
   options.clock = clock;
   return options;
+}
+
+// Drains what is ready now, marking each key done.
+std::vector<std::string> Drain(WorkQueue& queue) {
+  std::vector<std::string> keys;
+  while (queue.Len() > 0) {
+    keys.push_back(*queue.Get());
+    queue.Done(keys.back());
+  }
+  return keys;
+}
+
+TEST_CASE("workqueue: low-priority keys wait behind every other key", "[workqueue]") {
+  FakeClock clock;
+  WorkQueue queue(QueueOn(&clock));
+  queue.AddLowPriority("r1");
+  queue.AddLowPriority("r2");
+  queue.AddLowPriority("r1");  // Collapsed, as any duplicate.
+  queue.Add("news");
+  CHECK(queue.Len() == 3);
+  CHECK(queue.GetMetrics().depth == 3);
+  CHECK(Drain(queue) == std::vector<std::string>{"news", "r1", "r2"});
+  CHECK(queue.GetMetrics().adds == 3);
+}
+
+TEST_CASE("workqueue: news for a key waiting low moves it forward, handed out once",
+          "[workqueue]") {
+  FakeClock clock;
+  WorkQueue queue(QueueOn(&clock));
+  queue.AddLowPriority("r1");
+  queue.AddLowPriority("r2");
+  queue.Add("a");
+  queue.Add("r2");  // News: behind "a", ahead of "r1".
+  queue.AddLowPriority("r2");  // No news: stays where it is.
+  CHECK(queue.Len() == 3);
+  CHECK(Drain(queue) == std::vector<std::string>{"a", "r2", "r1"});
+  CHECK(queue.Len() == 0);
+  // The entry left behind in the low lane is not handed out later.
+  queue.AddLowPriority("r3");
+  CHECK(Drain(queue) == std::vector<std::string>{"r3"});
+}
+
+TEST_CASE("workqueue: a key added while processed comes back in the lane of its adds",
+          "[workqueue]") {
+  FakeClock clock;
+  WorkQueue queue(QueueOn(&clock));
+  queue.Add("x");
+  queue.Add("y");
+  REQUIRE(queue.Get() == "x");
+  REQUIRE(queue.Get() == "y");
+  queue.AddLowPriority("x");  // A resync while x is processed.
+  queue.AddLowPriority("y");
+  queue.Add("y");  // And news for y.
+  queue.Add("z");
+  queue.Done("x");
+  queue.Done("y");
+  CHECK(queue.Len() == 3);
+  CHECK(Drain(queue) == std::vector<std::string>{"z", "y", "x"});
+}
+
+TEST_CASE("workqueue: a worker waiting in Get wakes for a low-priority key", "[workqueue]") {
+  WorkQueue queue;
+  std::optional<std::string> got;
+  std::thread worker([&] { got = queue.Get(); });
+  queue.AddLowPriority("r");
+  worker.join();
+  CHECK(got == "r");
 }
 
 TEST_CASE("workqueue hands out keys in FIFO order and collapses duplicates", "[workqueue]") {
