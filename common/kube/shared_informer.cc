@@ -159,7 +159,7 @@ void SharedInformer::Dispatch() {
   // A resync replays the cache (handlers re-check every object: level-based catch-up) a chunk of
   // keys at a time, each as cached when its turn comes, with the watch's news delivered first
   // between chunks: replayed in one piece, 100,000 objects held a fresh event behind them for
-  // over a second (bench/RESULTS.md, "A resync in a create burst").
+  // over a second (bench/RESULTS.md, "10,000 nodes on the product's build").
   constexpr size_t kReplayChunk = 128;
   std::vector<std::string> replay;  // Keys still to replay, taken from the back.
   absl::MutexLock lock(&mu_);

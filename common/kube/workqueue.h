@@ -14,9 +14,10 @@
 //   - AddLowPriority(key) queues a key whose add is not news (a periodic resync re-delivering an
 //     unchanged object) behind every key added otherwise: it is handed out only when no other key
 //     is ready, and an Add of it while it waits moves it forward. A resync of 100,000 cached
-//     objects then does not hold a fresh change for seconds (bench/RESULTS.md, "A resync in a
-//     create burst"); controller-runtime's priority queue does the same for resyncs. A low key can
-//     wait as long as other keys keep coming: under such load a resync could not catch up anyway.
+//     objects then does not hold a fresh change for seconds (bench/RESULTS.md, "10,000 nodes on
+//     the product's build"); controller-runtime's priority queue gives unchanged updates a low
+//     priority the same way. A low key can wait as long as other keys keep coming: under such load
+//     a resync could not catch up anyway.
 //   - AddRateLimited(key) = AddAfter(key, rate_limiter.When(key)); Forget(key) resets its backoff;
 //     NumRequeues(key) counts its rate-limited adds since the last Forget.
 //   - Metrics as client-go's: the time from a key's add to a worker taking it (queue duration)

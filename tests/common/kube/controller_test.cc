@@ -11,12 +11,14 @@
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
 #include "common/time/fake_clock.h"
+#include "tests/fakes/drain_queue.h"
 #include "tests/fakes/eventually.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace nereid::kube {
 namespace {
 
+using fakes::DrainReady;
 using fakes::Eventually;
 using fakes::FakeKubeClient;
 using fakes::Verb;
@@ -82,16 +84,6 @@ ControllerOptions On(Clock* clock, int workers = 1) {
 bool Waiting(Controller& controller, size_t n) {
   auto metrics = controller.queue().GetMetrics();
   return metrics.waiting == n && metrics.depth == 0 && metrics.processing == 0;
-}
-
-// What the queue has ready now, in order, each marked done.
-std::vector<std::string> Drain(WorkQueue& queue) {
-  std::vector<std::string> keys;
-  while (queue.Len() > 0) {
-    keys.push_back(*queue.Get());
-    queue.Done(keys.back());
-  }
-  return keys;
 }
 
 TEST_CASE("controller: success forgets the key", "[controller]") {
@@ -323,7 +315,7 @@ TEST_CASE("controller owner handler enqueues the controlling owner of a kind", "
   handler.on_update(pod("p4", "FederatedLearningJob", "job2"),
                     pod("p4", "FederatedLearningJob", "job3"));
   handler.on_delete(DeletedFinalStateUnknown{"ns/p5", pod("p5", "FederatedLearningJob", "job4")});
-  CHECK(Drain(controller.queue()) ==
+  CHECK(DrainReady(controller.queue()) ==
         std::vector<std::string>{"ns/job1", "ns/job3", "ns/job2", "ns/job4"});
 }
 
@@ -347,7 +339,7 @@ TEST_CASE("controller handlers: a resync's update waits behind news", "[controll
   owner.on_update(object("pod", "9", "owner"), object("pod", "9", "owner"));
   own.on_update(object("changed", "10"), object("changed", "11"));  // News.
   own.on_add(object("added", "12"));
-  CHECK(Drain(controller.queue()) ==
+  CHECK(DrainReady(controller.queue()) ==
         std::vector<std::string>{"ns/changed", "ns/added", "ns/resynced", "ns/relisted",
                                  "ns/owner"});
 }

@@ -11,11 +11,13 @@
 
 #include "common/kube/rate_limiter.h"
 #include "common/time/fake_clock.h"
+#include "tests/fakes/drain_queue.h"
 #include "tests/fakes/eventually.h"
 
 namespace nereid::kube {
 namespace {
 
+using fakes::DrainReady;
 using fakes::Eventually;
 
 WorkQueue::Options QueueOn(Clock* clock) {
@@ -23,16 +25,6 @@ WorkQueue::Options QueueOn(Clock* clock) {
   options.name = "test";
   options.clock = clock;
   return options;
-}
-
-// Drains what is ready now, marking each key done.
-std::vector<std::string> Drain(WorkQueue& queue) {
-  std::vector<std::string> keys;
-  while (queue.Len() > 0) {
-    keys.push_back(*queue.Get());
-    queue.Done(keys.back());
-  }
-  return keys;
 }
 
 TEST_CASE("workqueue: low-priority keys wait behind every other key", "[workqueue]") {
@@ -44,7 +36,7 @@ TEST_CASE("workqueue: low-priority keys wait behind every other key", "[workqueu
   queue.Add("news");
   CHECK(queue.Len() == 3);
   CHECK(queue.GetMetrics().depth == 3);
-  CHECK(Drain(queue) == std::vector<std::string>{"news", "r1", "r2"});
+  CHECK(DrainReady(queue) == std::vector<std::string>{"news", "r1", "r2"});
   CHECK(queue.GetMetrics().adds == 3);
 }
 
@@ -58,11 +50,11 @@ TEST_CASE("workqueue: news for a key waiting low moves it forward, handed out on
   queue.Add("r2");  // News: behind "a", ahead of "r1".
   queue.AddLowPriority("r2");  // No news: stays where it is.
   CHECK(queue.Len() == 3);
-  CHECK(Drain(queue) == std::vector<std::string>{"a", "r2", "r1"});
+  CHECK(DrainReady(queue) == std::vector<std::string>{"a", "r2", "r1"});
   CHECK(queue.Len() == 0);
   // The entry left behind in the low lane is not handed out later.
   queue.AddLowPriority("r3");
-  CHECK(Drain(queue) == std::vector<std::string>{"r3"});
+  CHECK(DrainReady(queue) == std::vector<std::string>{"r3"});
 }
 
 TEST_CASE("workqueue: a key added while processed comes back in the lane of its adds",
@@ -80,7 +72,7 @@ TEST_CASE("workqueue: a key added while processed comes back in the lane of its 
   queue.Done("x");
   queue.Done("y");
   CHECK(queue.Len() == 3);
-  CHECK(Drain(queue) == std::vector<std::string>{"z", "y", "x"});
+  CHECK(DrainReady(queue) == std::vector<std::string>{"z", "y", "x"});
 }
 
 TEST_CASE("workqueue: a worker waiting in Get wakes for a low-priority key", "[workqueue]") {
