@@ -345,8 +345,8 @@ TEST_CASE("VA: a Model deleted after the job started: the status keeps following
 
   f.env.Delete(api::resources::Models(), "default", "detector");
   // Said once, as a Warning; the job is not sent back to Waiting. Converges lets fake time pass:
-  // a reconcile or an Event send retried on the clock would otherwise wait forever (this failed
-  // once in ten runs with a real-time wait).
+  // a reconcile or an Event send retried on the clock would otherwise wait forever (with a
+  // real-time wait this failed once in a CI replica).
   REQUIRE(f.env.Converges([&] { return f.env.Events("va", "ModelNotFound").size() == 1; }));
   f.SetPhase("va-videoanalytics-0", "Running");
   REQUIRE(f.WaitPhase("va", "Running"));
