@@ -531,7 +531,7 @@ absl::Status FanoutBench::CreateDatasets() {
   std::cerr << absl::StrFormat(
       "edge_fanout_bench: create answered -> ACK p50 %.1f ms, p99 %.1f ms; Dataset queue wait "
       "%.1f / ~%.0f ms, hub enqueue -> ACK %.1f / ~%.0f ms (mean / p99); %.0f Dataset reconciles "
-      "(more than the creates: a resync ran)\n",
+      "(more than the creates means a resync ran)\n",
       create_to_ack_ms_.p50, create_to_ack_ms_.p99, gm_queue_wait_.mean_ms, gm_queue_wait_.p99_ms,
       gm_dispatch_.mean_ms, gm_dispatch_.p99_ms,
       MetricValue(metrics, "nereid_gm_reconcile_duration_seconds_count",

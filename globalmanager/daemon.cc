@@ -4,13 +4,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/api/sedna_contract.h"
-#include "common/kube/cache_transform.h"
 #include "common/kube/config.h"
 #include "common/kube/rest_client.h"
 #include "common/kube/thread_name.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
+#include "globalmanager/controllers/cache_policy.h"
 
 namespace nereid::gm {
 namespace {
@@ -22,14 +21,6 @@ absl::Duration ResyncPeriod(int64_t min_seconds) {
   std::random_device random;
   std::uniform_real_distribution<double> factor(1.0, 2.0);
   return absl::Seconds(static_cast<double>(min_seconds) * factor(random));
-}
-
-// The GM writes Sedna objects only through their status subresource, so their cached copies may
-// lose the last-applied annotation too; children (Deployments, Services, ...) are updated whole
-// from cached copies, so they keep it.
-kube::ObjectTransform CacheTransformFor(const kube::Resource& resource) {
-  if (resource.group == api::kGroup) return kube::DropManagedFieldsAndLastApplied;
-  return kube::DropManagedFields;
 }
 
 }  // namespace
@@ -229,7 +220,7 @@ absl::Status Daemon::StartLeaderWork() {
   if (informers_ != nullptr) return absl::FailedPreconditionError("the controllers already ran");
 
   informers_ = std::make_unique<kube::SharedInformerFactory>(
-      client_, Clock::Real(), ResyncPeriod(config_.min_resync_period_seconds), CacheTransformFor);
+      client_, Clock::Real(), ResyncPeriod(config_.min_resync_period_seconds), GmCachePolicy);
   ControllerContext context;
   context.client = client_;
   context.informers = informers_.get();

@@ -31,7 +31,13 @@ Indexers DefaultIndexers() {
   return {{kNamespaceIndex, NamespaceIndexFunc}, {kControllerUidIndex, ControllerUidIndexFunc}};
 }
 
-Indexer::Indexer(Indexers indexers) : indexers_(std::move(indexers)) {}
+Indexer::Indexer(Indexers indexers, CacheEncoding encoding)
+    : encoding_(encoding), indexers_(std::move(indexers)) {}
+
+Indexer::Entry Indexer::MakeEntry(const ObjectPtr& object) const {
+  if (encoding_ == CacheEncoding::kCompact) return {nullptr, std::make_shared<PackedObject>(object)};
+  return {object, nullptr};
+}
 
 std::vector<std::string> Indexer::Evaluate(const std::string& index_name, const IndexFunc& func,
                                            const Json& object) {
@@ -71,8 +77,8 @@ absl::Status Indexer::AddIndexers(Indexers indexers) {
   }
   for (auto& [name, func] : indexers) {
     Index& index = indexes_[name];
-    for (const auto& [key, object] : items_) {
-      for (const std::string& value : Evaluate(name, func, *object)) index[value].insert(key);
+    for (const auto& [key, entry] : items_) {
+      for (const std::string& value : Evaluate(name, func, *entry.Object())) index[value].insert(key);
     }
     indexers_.emplace(name, std::move(func));
   }
@@ -81,10 +87,11 @@ absl::Status Indexer::AddIndexers(Indexers indexers) {
 
 ObjectPtr Indexer::Upsert(ObjectPtr object) {
   const std::string key = Key(*object);
+  Entry entry = MakeEntry(object);  // Packed before taking the lock.
   absl::MutexLock lock(&mu_);
-  ObjectPtr& slot = items_[key];
-  ObjectPtr old = std::move(slot);
-  slot = object;
+  Entry& slot = items_[key];
+  ObjectPtr old = slot.Object();  // nullptr for a new key.
+  slot = std::move(entry);
   IndexLocked(key, old, object);
   return old;
 }
@@ -93,7 +100,7 @@ ObjectPtr Indexer::Remove(const std::string& key) {
   absl::MutexLock lock(&mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return nullptr;
-  ObjectPtr old = std::move(it->second);
+  ObjectPtr old = it->second.Object();
   items_.erase(it);
   IndexLocked(key, old, nullptr);
   return old;
@@ -106,11 +113,14 @@ Indexer::ReplaceResult Indexer::Replace(std::vector<ObjectPtr> objects) {
     std::string key = Key(*object);
     next.insert_or_assign(std::move(key), std::move(object));
   }
+  std::map<std::string, Entry> entries;
+  for (const auto& [key, object] : next) entries.emplace(key, MakeEntry(object));
   absl::MutexLock lock(&mu_);
-  for (auto& [key, old] : items_) {
+  for (auto& [key, entry] : items_) {
     if (!next.contains(key)) {
+      ObjectPtr old = entry.Object();
       IndexLocked(key, old, nullptr);
-      result.deleted.push_back(old);
+      result.deleted.push_back(std::move(old));
     }
   }
   for (const auto& [key, object] : next) {
@@ -119,33 +129,41 @@ Indexer::ReplaceResult Indexer::Replace(std::vector<ObjectPtr> objects) {
       IndexLocked(key, nullptr, object);
       result.added.push_back(object);
     } else {
-      IndexLocked(key, it->second, object);
-      result.updated.emplace_back(it->second, object);
+      ObjectPtr old = it->second.Object();
+      IndexLocked(key, old, object);
+      result.updated.emplace_back(std::move(old), object);
     }
   }
-  items_ = std::move(next);
+  items_ = std::move(entries);
   return result;
 }
 
 ObjectPtr Indexer::Get(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+  Entry entry;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = items_.find(key);
+    if (it == items_.end()) return nullptr;
+    entry = it->second;
+  }
+  return entry.Object();  // A packed object decodes outside the lock.
 }
 
 std::vector<ObjectPtr> Indexer::List() const {
-  absl::MutexLock lock(&mu_);
-  std::vector<ObjectPtr> out;
-  out.reserve(items_.size());
-  for (const auto& [key, object] : items_) out.push_back(object);
-  return out;
+  std::vector<Entry> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    entries.reserve(items_.size());
+    for (const auto& [key, entry] : items_) entries.push_back(entry);
+  }
+  return Objects(entries);
 }
 
 std::vector<std::string> Indexer::ListKeys() const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
-  for (const auto& [key, object] : items_) out.push_back(key);
+  for (const auto& [key, entry] : items_) out.push_back(key);
   return out;
 }
 
@@ -156,20 +174,30 @@ size_t Indexer::Size() const {
 
 absl::StatusOr<std::vector<ObjectPtr>> Indexer::ByIndex(const std::string& index_name,
                                                         const std::string& value) const {
-  absl::MutexLock lock(&mu_);
-  if (!indexers_.contains(index_name)) {
-    return absl::InvalidArgumentError(absl::StrCat("no index named \"", index_name, "\""));
+  std::vector<Entry> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!indexers_.contains(index_name)) {
+      return absl::InvalidArgumentError(absl::StrCat("no index named \"", index_name, "\""));
+    }
+    auto index = indexes_.find(index_name);
+    if (index == indexes_.end()) return std::vector<ObjectPtr>{};
+    auto keys = index->second.find(value);
+    if (keys == index->second.end()) return std::vector<ObjectPtr>{};
+    entries.reserve(keys->second.size());
+    for (const std::string& key : keys->second) {
+      auto it = items_.find(key);
+      if (it != items_.end()) entries.push_back(it->second);
+    }
   }
+  return Objects(entries);
+}
+
+// Outside the lock: packed objects decode here.
+std::vector<ObjectPtr> Indexer::Objects(const std::vector<Entry>& entries) {
   std::vector<ObjectPtr> out;
-  auto index = indexes_.find(index_name);
-  if (index == indexes_.end()) return out;
-  auto keys = index->second.find(value);
-  if (keys == index->second.end()) return out;
-  out.reserve(keys->second.size());
-  for (const std::string& key : keys->second) {
-    auto it = items_.find(key);
-    if (it != items_.end()) out.push_back(it->second);
-  }
+  out.reserve(entries.size());
+  for (const Entry& entry : entries) out.push_back(entry.Object());
   return out;
 }
 

@@ -25,6 +25,8 @@ class Lister {
   absl::StatusOr<ObjectPtr> GetByKey(const std::string& key) const;
   // Every cached object whose labels match (the empty selector matches all).
   std::vector<ObjectPtr> List(const LabelSelector& selector = {}) const;
+  // Every cached object's key: no object is read (a packed cache decodes none).
+  std::vector<std::string> ListKeys() const { return indexer_->ListKeys(); }
   // Objects of one namespace, through the namespace index.
   std::vector<ObjectPtr> List(std::string_view ns, const LabelSelector& selector = {}) const;
   absl::StatusOr<std::vector<ObjectPtr>> ByIndex(const std::string& index_name,

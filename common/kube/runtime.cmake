@@ -6,6 +6,7 @@ add_library(nereid_kube_runtime
   event_recorder.cc
   indexer.cc
   lister.cc
+  packed_object.cc
   rate_limiter.cc
   reflector.cc
   shared_informer.cc

@@ -33,7 +33,8 @@ SharedInformer::SharedInformer(KubeClient* client, Resource resource, InformerOp
     : resource_(std::move(resource)),
       clock_(clock != nullptr ? clock : Clock::Real()),
       resync_period_(options.resync_period),
-      indexer_(WithDefaults(std::move(options.indexers))),
+      indexer_(WithDefaults(std::move(options.indexers)),
+               options.cache_encoding.value_or(CacheEncoding::kDecoded)),
       reflector_(std::make_unique<Reflector>(client, resource_, static_cast<ReflectorStore*>(this),
                                              clock_, ReflectorOptionsFor(options))) {}
 

@@ -17,6 +17,7 @@
 // See event_handler.h for what handlers may do.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +43,8 @@ struct InformerOptions {
   absl::Duration resync_period = absl::ZeroDuration();
   // Indexes in addition to kNamespaceIndex and kControllerUidIndex.
   Indexers indexers;
+  // Unset: kDecoded, or the factory's policy for the resource.
+  std::optional<CacheEncoding> cache_encoding;
   // Paging, watch timeout, backoff, the cache transform (cache_transform.h); its ns/selectors are
   // taken from the fields above.
   ReflectorOptions reflector;

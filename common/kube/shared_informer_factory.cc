@@ -6,11 +6,11 @@ namespace nereid::kube {
 
 SharedInformerFactory::SharedInformerFactory(KubeClient* client, Clock* clock,
                                              absl::Duration default_resync,
-                                             TransformFor default_transform)
+                                             CachePolicyFor default_policy)
     : client_(client),
       clock_(clock != nullptr ? clock : Clock::Real()),
       default_resync_(default_resync),
-      default_transform_(std::move(default_transform)) {}
+      default_policy_(std::move(default_policy)) {}
 
 SharedInformerFactory::~SharedInformerFactory() { Stop(); }
 
@@ -20,8 +20,10 @@ SharedInformer* SharedInformerFactory::Informer(const Resource& resource, Inform
   auto it = informers_.find(key);
   if (it != informers_.end()) return it->second.get();
   if (options.resync_period == absl::ZeroDuration()) options.resync_period = default_resync_;
-  if (!options.reflector.transform && default_transform_) {
-    options.reflector.transform = default_transform_(resource);
+  if (default_policy_) {
+    CachePolicy policy = default_policy_(resource);
+    if (!options.reflector.transform) options.reflector.transform = std::move(policy.transform);
+    if (!options.cache_encoding) options.cache_encoding = policy.encoding;
   }
   auto informer = std::make_unique<SharedInformer>(client_, resource, std::move(options), clock_);
   SharedInformer* raw = informer.get();

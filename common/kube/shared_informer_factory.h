@@ -23,14 +23,18 @@ namespace nereid::kube {
 
 class SharedInformerFactory {
  public:
-  // What informers whose options set no transform drop from objects before caching them
-  // (cache_transform.h); null: nothing.
-  using TransformFor = std::function<ObjectTransform(const Resource&)>;
+  // How informers cache a resource's objects where their options say nothing: what they drop
+  // first (cache_transform.h; null: nothing) and the form they hold them in.
+  struct CachePolicy {
+    ObjectTransform transform;
+    CacheEncoding encoding = CacheEncoding::kDecoded;
+  };
+  using CachePolicyFor = std::function<CachePolicy(const Resource&)>;
 
   // `default_resync` applies to informers whose options leave resync_period at zero.
   SharedInformerFactory(KubeClient* client, Clock* clock = nullptr,
                         absl::Duration default_resync = absl::ZeroDuration(),
-                        TransformFor default_transform = nullptr);
+                        CachePolicyFor default_policy = nullptr);
   ~SharedInformerFactory();
 
   // The informer for this resource and options' ns/selectors; the first caller's other options
@@ -46,7 +50,7 @@ class SharedInformerFactory {
   KubeClient* const client_;
   Clock* const clock_;
   const absl::Duration default_resync_;
-  const TransformFor default_transform_;
+  const CachePolicyFor default_policy_;
   absl::Mutex mu_;
   std::map<Key, std::unique_ptr<SharedInformer>> informers_ ABSL_GUARDED_BY(mu_);
   bool started_ ABSL_GUARDED_BY(mu_) = false;

@@ -53,7 +53,7 @@ class DistributedJobGmController final : public GmController {
       // are never selected by a template's selector).
       DistributedJobRunner* runner = runner_.get();
       auto enqueue_all = [runner] {
-        for (const kube::ObjectPtr& job : runner->jobs().List()) runner->Enqueue(kube::Key(*job));
+        for (const std::string& key : runner->jobs().ListKeys()) runner->Enqueue(key);
       };
       auto is_edge = [](const kube::ObjectPtr& node) {
         return node != nullptr && kube::Label(*node, kEdgeNodeRoleLabel).has_value();

@@ -97,7 +97,7 @@ InferenceJobController::InferenceJobController(const ControllerContext& context,
 InferenceJobController::~InferenceJobController() { Stop(); }
 
 void InferenceJobController::EnqueueAll() {
-  for (const ObjectPtr& job : jobs_->GetLister().List()) Enqueue(kube::Key(*job));
+  for (const std::string& key : jobs_->GetLister().ListKeys()) Enqueue(key);
 }
 
 std::string InferenceJobController::Requester(const std::string& key) const {

@@ -59,7 +59,7 @@ MultiEdgeServiceController::MultiEdgeServiceController(std::string name,
   nodes_ = Read(kube::resources::Nodes());
   // A node appearing, changing labels or going away may change where pinned workers are.
   nodes_->AddEventHandler(OnPlacementChange([this] {
-    for (const kube::ObjectPtr& s : services_->GetLister().List()) Enqueue(kube::Key(*s));
+    for (const std::string& key : services_->GetLister().ListKeys()) Enqueue(key);
   }));
 }
 

@@ -27,6 +27,7 @@
 #include "common/kube/event_recorder.h"
 #include "common/kube/resource.h"
 #include "common/kube/shared_informer_factory.h"
+#include "globalmanager/controllers/cache_policy.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/gm_controller.h"
 #include "tests/globalmanager/controllers/fake_edge_dispatcher.h"
@@ -43,7 +44,8 @@ class InProcessGm {
 
   // A fresh informer factory and recorder, and the context to create controllers from.
   ControllerContext Context() {
-    factory_ = std::make_unique<kube::SharedInformerFactory>(client_);
+    factory_ = std::make_unique<kube::SharedInformerFactory>(client_, nullptr, absl::ZeroDuration(),
+                                                             GmCachePolicy);
     kube::EventRecorderOptions recorder_options;
     recorder_options.component = "nereid-gm";
     recorder_ = std::make_unique<kube::EventRecorder>(client_, recorder_options);

@@ -1,8 +1,11 @@
 #include "common/kube/indexer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
 #include <catch2/catch.hpp>
 #include <stdexcept>
+#include <thread>
 
 #include "common/kube/lister.h"
 #include "common/kube/resource.h"
@@ -44,7 +47,7 @@ std::vector<std::string> ByIndexKeys(const Indexer& indexer, const std::string& 
 using Strings = std::vector<std::string>;
 
 TEST_CASE("indexer stores immutable shared objects by key", "[indexer]") {
-  Indexer indexer;
+  Indexer indexer(DefaultIndexers(), GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact));
   ObjectPtr a = Pod("ns1", "a");
   CHECK(indexer.Upsert(a) == nullptr);
   CHECK(indexer.Get("ns1/a") == a);  // The same shared object, not a copy.
@@ -59,7 +62,7 @@ TEST_CASE("indexer stores immutable shared objects by key", "[indexer]") {
 }
 
 TEST_CASE("indexer maintains namespace, controller-uid and custom indexes", "[indexer]") {
-  Indexer indexer;
+  Indexer indexer(DefaultIndexers(), GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact));
   REQUIRE(indexer.AddIndexers({{"node", FieldIndexFunc("spec.nodeName")}}).ok());
   indexer.Upsert(Pod("ns1", "a", "n1", "uid-1"));
   indexer.Upsert(Pod("ns1", "b", "n2", "uid-1"));
@@ -90,7 +93,7 @@ TEST_CASE("indexer maintains namespace, controller-uid and custom indexes", "[in
 
 TEST_CASE("indexers added later index the existing objects; a throwing one indexes nothing",
           "[indexer]") {
-  Indexer indexer;
+  Indexer indexer(DefaultIndexers(), GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact));
   indexer.Upsert(Pod("ns", "a", "n1"));
   REQUIRE(indexer
               .AddIndexers({{"node", FieldIndexFunc("spec.nodeName")},
@@ -106,7 +109,7 @@ TEST_CASE("indexers added later index the existing objects; a throwing one index
 }
 
 TEST_CASE("indexer Replace reports adds, updates and deletes and reindexes", "[indexer]") {
-  Indexer indexer;
+  Indexer indexer(DefaultIndexers(), GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact));
   REQUIRE(indexer.AddIndexers({{"node", FieldIndexFunc("spec.nodeName")}}).ok());
   ObjectPtr a = Pod("ns", "a", "n1");
   ObjectPtr b = Pod("ns", "b", "n1");
@@ -129,7 +132,7 @@ TEST_CASE("indexer Replace reports adds, updates and deletes and reindexes", "[i
 }
 
 TEST_CASE("lister reads the cache: Get, List by selector and namespace, ByIndex", "[lister]") {
-  Indexer indexer;
+  Indexer indexer(DefaultIndexers(), GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact));
   ObjectPtr a = Pod("ns1", "a", "", "", {{"app", "web"}});
   indexer.Upsert(a);
   indexer.Upsert(Pod("ns1", "b", "", "", {{"app", "db"}}));
@@ -142,6 +145,7 @@ TEST_CASE("lister reads the cache: Get, List by selector and namespace, ByIndex"
   CHECK(absl::IsNotFound(lister.Get("ns1", "zz").status()));
   CHECK(absl::IsNotFound(lister.GetByKey("ns9/a").status()));
   CHECK(lister.List().size() == 3);
+  CHECK(lister.ListKeys() == Strings{"ns1/a", "ns1/b", "ns2/c"});
   auto web = LabelSelector::Parse("app=web");
   REQUIRE(web.ok());
   CHECK(Keys(lister.List(*web)) == Strings{"ns1/a", "ns2/c"});
@@ -150,6 +154,67 @@ TEST_CASE("lister reads the cache: Get, List by selector and namespace, ByIndex"
   auto by_ns = lister.ByIndex(kNamespaceIndex, "ns2");
   REQUIRE(by_ns.ok());
   CHECK(Keys(*by_ns) == Strings{"ns2/c"});
+}
+
+TEST_CASE("a packed object decodes to the object it was made from, in fewer bytes than its JSON",
+          "[packed]") {
+  const Json original = {
+      {"metadata", {{"name", "ds"}, {"namespace", "ns"}, {"labels", {{"app", "web"}}}}},
+      {"spec", {{"url", "/data/\u00e9t\u00e9.txt"}, {"format", "txt"}, {"empty", Json::object()}}},
+      {"status",
+       {{"numberOfSamples", 12345},
+        {"negative", -7},
+        {"huge", std::numeric_limits<uint64_t>::max()},
+        {"ratio", 0.1},
+        {"tiny", 1e-300},
+        {"flags", {true, false, nullptr}},
+        {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+  ObjectPtr decoded;
+  size_t packed_size = 0;
+  {
+    PackedObject packed(std::make_shared<const Json>(original));
+    packed_size = packed.packed_size();
+    decoded = packed.Unpack();  // The original is gone: a fresh decode.
+  }
+  CHECK(*decoded == original);
+  CHECK(DumpCompact(*decoded) == DumpCompact(original));
+  CHECK(packed_size < DumpCompact(original).size());
+}
+
+TEST_CASE("a packed cache shares an object while it is held and decodes it again once released",
+          "[indexer][packed]") {
+  Indexer indexer(DefaultIndexers(), CacheEncoding::kCompact);
+  const Json content = *Pod("ns", "a", "n1");
+  indexer.Upsert(Pod("ns", "a", "n1"));  // Nobody holds the upserted object.
+
+  ObjectPtr first = indexer.Get("ns/a");
+  REQUIRE(first != nullptr);
+  CHECK(*first == content);
+  CHECK(indexer.Get("ns/a") == first);  // Held: the same copy, not a second decode.
+  CHECK(indexer.List().front() == first);
+  first.reset();
+  ObjectPtr again = indexer.Get("ns/a");
+  REQUIRE(again != nullptr);
+  CHECK(*again == content);
+  ObjectPtr other = Pod("ns", "b");
+  CHECK(indexer.Upsert(other) == nullptr);
+  CHECK(indexer.Get("ns/b") == other);  // The upserted object is shared while its holder keeps it.
+
+  // Readers on several threads at once, none holding the object beforehand: they may decode at
+  // the same time.
+  again.reset();
+  std::vector<std::thread> readers;
+  std::atomic<int> seen{0};
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        ObjectPtr got = indexer.Get("ns/a");
+        if (got != nullptr && Name(*got) == "a") seen.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  CHECK(seen.load() == 2000);
 }
 
 }  // namespace

@@ -403,7 +403,8 @@ TEST_CASE("informer factory shares one informer per resource and selection", "[i
   factory.Stop();
 }
 
-TEST_CASE("informer factory gives each resource its default cache transform", "[informer]") {
+TEST_CASE("informer factory gives each resource its default cache transform and encoding",
+          "[informer]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
   Json pod = Pod("a");
@@ -412,10 +413,13 @@ TEST_CASE("informer factory gives each resource its default cache transform", "[
   REQUIRE(client.Create(resources::ConfigMaps(), "ns", pod).ok());
   std::vector<std::string> asked;
   SharedInformerFactory factory(&client, &clock, absl::ZeroDuration(),
-                                [&](const Resource& resource) -> ObjectTransform {
+                                [&](const Resource& resource) {
                                   asked.push_back(resource.resource);
-                                  if (resource.resource == "pods") return DropManagedFields;
-                                  return nullptr;
+                                  SharedInformerFactory::CachePolicy policy;
+                                  if (resource.resource == "pods") {
+                                    policy = {DropManagedFields, CacheEncoding::kCompact};
+                                  }
+                                  return policy;
                                 });
   SharedInformer* pods = factory.Informer(resources::Pods());
   SharedInformer* configmaps = factory.Informer(resources::ConfigMaps());
@@ -423,9 +427,17 @@ TEST_CASE("informer factory gives each resource its default cache transform", "[
   own.label_selector = "app=web";
   own.reflector.transform = [](Json& object) { object["metadata"]["labels"]["seen"] = "own"; };
   SharedInformer* web = factory.Informer(resources::Pods(), own);
+  InformerOptions decoded;
+  decoded.label_selector = "app=db";
+  decoded.cache_encoding = CacheEncoding::kDecoded;
+  SharedInformer* db = factory.Informer(resources::Pods(), decoded);
   factory.Start();
   REQUIRE(factory.WaitForCacheSync(clock.Now() + absl::Hours(1)));
-  CHECK(asked == std::vector<std::string>{"pods", "configmaps"});  // Not for `own`: it has one.
+  CHECK(asked == std::vector<std::string>{"pods", "configmaps", "pods", "pods"});
+  CHECK(pods->GetIndexer().encoding() == CacheEncoding::kCompact);
+  CHECK(web->GetIndexer().encoding() == CacheEncoding::kCompact);  // Its transform only is its own.
+  CHECK(db->GetIndexer().encoding() == CacheEncoding::kDecoded);
+  CHECK(configmaps->GetIndexer().encoding() == CacheEncoding::kDecoded);
   auto cached = [](SharedInformer* informer) {
     absl::StatusOr<ObjectPtr> object = informer->GetLister().Get("ns", "a");
     REQUIRE(object.ok());

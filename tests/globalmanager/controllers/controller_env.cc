@@ -11,13 +11,15 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/api/sedna_contract.h"
+#include "globalmanager/controllers/cache_policy.h"
 #include "tests/fakes/eventually.h"
 
 namespace nereid::gm::testing {
 
 ControllerEnv::ControllerEnv()
     : client_(&clock_), metrics_(nullptr) {
-  informers_ = std::make_unique<kube::SharedInformerFactory>(&client_, &clock_);
+  informers_ = std::make_unique<kube::SharedInformerFactory>(&client_, &clock_,
+                                                             absl::ZeroDuration(), GmCachePolicy);
   kube::EventRecorderOptions options;
   options.component = "nereid-gm";
   events_ = std::make_unique<kube::EventRecorder>(&client_, options, &clock_);
