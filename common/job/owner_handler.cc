@@ -30,15 +30,16 @@ kube::ResourceEventHandlerFuncs ObservingOwnerHandler(kube::Controller* controll
     controller->Enqueue(*key);
   };
   funcs.on_update = [=](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& new_obj) {
-    // Resync replays (same object) carry no news for expectations but still enqueue: level-based.
+    // Resync replays carry no news for expectations but still enqueue (level-based), behind news.
+    const bool resync = kube::IsResync(old_obj, new_obj);
     std::optional<std::string> new_key = OwnerKey(*new_obj, owner_kind);
     std::optional<std::string> old_key = OwnerKey(*old_obj, owner_kind);
     if (new_key.has_value()) {
       if (kube::IsBeingDeleted(*new_obj))
         expectations->DeletionObserved(*new_key, kube::Uid(*new_obj));
-      controller->Enqueue(*new_key);
+      controller->Enqueue(*new_key, resync);
     }
-    if (old_key.has_value() && old_key != new_key) controller->Enqueue(*old_key);
+    if (old_key.has_value() && old_key != new_key) controller->Enqueue(*old_key, resync);
   };
   funcs.on_delete = [=](const kube::DeletedObject& deleted) {
     kube::ObjectPtr obj = kube::LastKnownState(deleted);

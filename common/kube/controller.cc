@@ -19,19 +19,6 @@ Controller::Controller(std::string name, Reconciler* reconciler, ControllerOptio
 
 Controller::~Controller() { Stop(); }
 
-namespace {
-
-// An update that is no news: the informer's periodic resync (or a relist) re-delivering the
-// object as cached, the same resourceVersion (client-go's test for a resync).
-bool IsResync(const ObjectPtr& old_object, const ObjectPtr& object) {
-  if (old_object == object) return true;
-  if (old_object == nullptr || object == nullptr) return false;
-  const std::string version = ResourceVersion(*object);
-  return !version.empty() && version == ResourceVersion(*old_object);
-}
-
-}  // namespace
-
 void Controller::Enqueue(const std::string& key, bool resync) {
   if (resync) {
     queue_.AddLowPriority(key);  // Behind every change: a resync must not delay news.
@@ -42,13 +29,13 @@ void Controller::Enqueue(const std::string& key, bool resync) {
 
 ResourceEventHandlerFuncs Controller::EnqueueHandler() {
   ResourceEventHandlerFuncs funcs;
-  funcs.on_add = [this](const ObjectPtr& object) { queue_.Add(Key(*object)); };
+  funcs.on_add = [this](const ObjectPtr& object) { Enqueue(Key(*object)); };
   funcs.on_update = [this](const ObjectPtr& old_object, const ObjectPtr& object) {
     Enqueue(Key(*object), IsResync(old_object, object));
   };
   funcs.on_delete = [this](const DeletedObject& deleted) {
     std::string key = DeletedKey(deleted);
-    if (!key.empty()) queue_.Add(key);
+    if (!key.empty()) Enqueue(key);
   };
   return funcs;
 }

@@ -72,9 +72,8 @@ class Controller {
   Controller& operator=(const Controller&) = delete;
 
   WorkQueue& queue() { return queue_; }
-  void Enqueue(const std::string& key) { queue_.Add(key); }
-  // `resync`: the add is a resync's, no news: the key waits behind every other.
-  void Enqueue(const std::string& key, bool resync);
+  // `resync`: the add is a resync's, no news (IsResync): the key waits behind every other.
+  void Enqueue(const std::string& key, bool resync = false);
 
   // Handlers for SharedInformer::AddEventHandler that only enqueue.
   // The object's own key (adds, updates, deletes and tombstones alike).

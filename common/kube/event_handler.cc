@@ -17,4 +17,11 @@ std::string DeletedKey(const DeletedObject& deleted) {
   return object ? Key(*object) : std::string();
 }
 
+bool IsResync(const ObjectPtr& old_object, const ObjectPtr& new_object) {
+  if (old_object == new_object) return true;
+  if (old_object == nullptr || new_object == nullptr) return false;
+  const std::string version = ResourceVersion(*new_object);
+  return !version.empty() && version == ResourceVersion(*old_object);
+}
+
 }  // namespace nereid::kube

@@ -29,6 +29,11 @@ using DeletedObject = std::variant<ObjectPtr, DeletedFinalStateUnknown>;
 ObjectPtr LastKnownState(const DeletedObject& deleted);
 std::string DeletedKey(const DeletedObject& deleted);
 
+// An update that is no news: the informer's periodic resync (or a relist) re-delivering the object
+// as cached, the same object or resourceVersion (client-go's test for a resync). Handlers queue
+// such keys behind news (Controller::Enqueue's `resync`).
+bool IsResync(const ObjectPtr& old_object, const ObjectPtr& new_object);
+
 struct ResourceEventHandlerFuncs {
   std::function<void(const ObjectPtr& object)> on_add;
   // Also called with old == new (same object) on every resync and for every object of a relist.

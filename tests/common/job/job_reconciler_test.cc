@@ -7,7 +7,10 @@
 #include <string>
 
 #include "common/job/conditions.h"
+#include "common/job/owner_handler.h"
 #include "common/job/pod_builder.h"
+#include "common/kube/controller.h"
+#include "tests/fakes/drain_queue.h"
 #include "tests/common/job/job_harness.h"
 
 namespace nereid::job {
@@ -662,6 +665,36 @@ TEST_CASE("perf: reconcile of a 300-pod job", "[.perf]") {
   WARN("300-pod job: first reconcile (300 creates on the fake) "
        << create_time << ", steady-state reconcile " << steady_time
        << " (from a cache of 300 pods)");
+}
+
+TEST_CASE("owner handler: a resync's pod update queues its job behind news") {
+  struct NoReconcile : kube::Reconciler {
+    absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string&) override {
+      return kube::ReconcileResult{};
+    }
+  } reconciler;
+  kube::Controller controller("jobs", &reconciler);
+  Expectations expectations(Clock::Real());
+  kube::ResourceEventHandlerFuncs handler =
+      ObservingOwnerHandler(&controller, "DistributedJob", &expectations);
+  auto pod = [](const std::string& job, const std::string& version) {
+    return std::make_shared<const Json>(Json{
+        {"metadata",
+         {{"name", job + "-worker-0"},
+          {"namespace", "ns"},
+          {"resourceVersion", version},
+          {"ownerReferences", Json::array({{{"kind", "DistributedJob"},
+                                             {"name", job},
+                                             {"uid", "u-" + job},
+                                             {"controller", true}}})}}}});
+  };
+  const kube::ObjectPtr cached = pod("resynced", "7");
+  handler.on_update(cached, cached);                          // The informer's resync replay.
+  handler.on_update(pod("relisted", "8"), pod("relisted", "8"));  // A relist, same version.
+  handler.on_update(pod("changed", "9"), pod("changed", "10"));   // News.
+  handler.on_add(pod("added", "11"));
+  CHECK(fakes::DrainReady(controller.queue()) ==
+        std::vector<std::string>{"ns/changed", "ns/added", "ns/resynced", "ns/relisted"});
 }
 
 }  // namespace
