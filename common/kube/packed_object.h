@@ -2,7 +2,8 @@
 
 // PackedObject: one cached object held as MessagePack bytes instead of a parsed JSON tree.
 // nlohmann's tree costs about 7x the object's JSON text (a std::map node and a std::string per
-// member: a 426-byte Dataset takes 3 KiB); MessagePack takes about 0.8x. Reading decodes, and the
+// member); MessagePack is smaller than the text. A 426-byte Dataset takes 3,024 bytes cached as a
+// tree and 768 packed, the cache's entry included (informer_cache_bench). Reading decodes, and the
 // decoded copy is shared for as long as any reader holds it, so readers of one object at the same
 // time get the same pointer, as they do from a cache of decoded objects. Thread-safe.
 
