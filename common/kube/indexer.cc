@@ -35,7 +35,9 @@ Indexer::Indexer(Indexers indexers, CacheEncoding encoding)
     : encoding_(encoding), indexers_(std::move(indexers)) {}
 
 Indexer::Entry Indexer::MakeEntry(const ObjectPtr& object) const {
-  if (encoding_ == CacheEncoding::kCompact) return {nullptr, std::make_shared<PackedObject>(object)};
+  if (encoding_ == CacheEncoding::kCompact) {
+    return {nullptr, std::make_shared<PackedObject>(object)};
+  }
   return {object, nullptr};
 }
 
@@ -78,7 +80,9 @@ absl::Status Indexer::AddIndexers(Indexers indexers) {
   for (auto& [name, func] : indexers) {
     Index& index = indexes_[name];
     for (const auto& [key, entry] : items_) {
-      for (const std::string& value : Evaluate(name, func, *entry.Object())) index[value].insert(key);
+      for (const std::string& value : Evaluate(name, func, *entry.Object())) {
+        index[value].insert(key);
+      }
     }
     indexers_.emplace(name, std::move(func));
   }
