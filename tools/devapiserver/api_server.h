@@ -23,7 +23,7 @@ struct ApiServerOptions {
   int port = 0;                  // 0: any free port
   std::string tls_cert_file;     // both set: HTTPS
   std::string tls_key_file;
-  size_t threads = 64;           // each open watch holds one; keep well above expected watches
+  size_t threads = 64;           // each open watch and each idle keep-alive connection holds one
   absl::Duration bookmark_interval = absl::Seconds(15);
   absl::Duration heartbeat_interval = absl::Seconds(15);
   // Upper bound for a watch without timeoutSeconds (upstream: 30–60 min).
@@ -58,6 +58,7 @@ class ApiServer {
   RequestCounter requests_;
   std::unique_ptr<Handler> handler_;
   int port_ = 0;
+  int listen_fd_ = -1;  // the listening socket, which server_ owns
 };
 
 }  // namespace nereid::devapi

@@ -23,7 +23,8 @@ Usage: devapiserver [flags]
   --max-watch-timeout DUR     longest watch without timeoutSeconds (default 30m)
   --event-ttl DUR             Events are deleted this long after they last occurred (default 1h,
                               as kube-apiserver's --event-ttl)
-  --threads N                 HTTP worker threads; each open watch holds one (default 64)
+  --threads N                 HTTP worker threads; each open watch and each idle keep-alive
+                              connection holds one (default 64)
   --log-level LEVEL           debug|info|warning|error (default info)
   --allow-non-loopback        allow --listen on a non-loopback address
   --enable-debug-faults       serve /debug/faults (loopback clients only): tests make requests

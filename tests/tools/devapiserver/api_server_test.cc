@@ -1,8 +1,15 @@
 #include "tests/fakes/eventually.h"
 #include "tools/devapiserver/api_server.h"
 
+#include <arpa/inet.h>
 #include <catch2/catch.hpp>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <map>
@@ -269,6 +276,41 @@ TEST_CASE("http: dozens of open watches do not starve normal requests") {
   CHECK(absl::Now() - start < absl::Seconds(2));
   stop = true;  // each watcher hangs up on its next heartbeat
   for (std::thread& t : watchers) t.join();
+}
+
+TEST_CASE("http: a burst of connections waits in the backlog, none is dropped") {
+  // Bound but not accepting yet: every handshake the kernel completes waits in the listen
+  // backlog. cpp-httplib's own backlog of 5 would drop the SYNs past it, and their clients would
+  // resend only after a second.
+  Registry registry;
+  Store store(&registry, StoreOptions{});
+  REQUIRE(store.Start().ok());
+  ApiServer server(&store, ApiServerOptions{});
+  absl::StatusOr<int> port = server.Bind();
+  REQUIRE(port.ok());
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(*port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  constexpr int kConnections = 32;
+  std::vector<pollfd> sockets;
+  for (int i = 0; i < kConnections; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    REQUIRE(fd >= 0);
+    sockets.push_back({fd, POLLOUT, 0});
+    const int rc = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+    REQUIRE((rc == 0 || errno == EINPROGRESS));
+  }
+  std::vector<pollfd> pending = sockets;  // not connected yet
+  const absl::Time deadline = absl::Now() + absl::Milliseconds(500);  // well below the 1 s resend
+  while (!pending.empty() && absl::Now() < deadline) {
+    if (poll(pending.data(), pending.size(), 50) < 0) break;
+    std::erase_if(pending, [](const pollfd& p) { return (p.revents & POLLOUT) != 0; });
+  }
+  INFO(pending.size() << " of " << kConnections << " connections not accepted by the kernel");
+  CHECK(pending.empty());
+  for (const pollfd& p : sockets) close(p.fd);
+  server.Stop();
 }
 
 TEST_CASE("http: watch from a too-old version is 410") {
