@@ -37,6 +37,7 @@ ResourceEventHandlerFuncs Controller::EnqueueHandler() {
     std::string key = DeletedKey(deleted);
     if (!key.empty()) Enqueue(key);
   };
+  funcs.on_resync = [this](const std::string& key) { Enqueue(key, /*resync=*/true); };
   return funcs;
 }
 

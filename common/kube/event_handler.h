@@ -39,6 +39,11 @@ struct ResourceEventHandlerFuncs {
   // Also called with old == new (same object) on every resync and for every object of a relist.
   std::function<void(const ObjectPtr& old_object, const ObjectPtr& new_object)> on_update;
   std::function<void(const DeletedObject& deleted)> on_delete;
+  // Optional. When set, a resync's replay calls it with the object's key instead of on_update: the
+  // handler says it needs no more than the key (a workqueue's), so an informer whose handlers all
+  // set it replays without reading an object, which a packed cache would have to decode. A
+  // relist's updates still go to on_update.
+  std::function<void(const std::string& key)> on_resync;
 };
 
 }  // namespace nereid::kube

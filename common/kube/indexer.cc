@@ -153,6 +153,11 @@ ObjectPtr Indexer::Get(const std::string& key) const {
   return entry.Object();  // A packed object decodes outside the lock.
 }
 
+bool Indexer::Contains(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  return items_.contains(key);
+}
+
 std::vector<ObjectPtr> Indexer::List() const {
   std::vector<Entry> entries;
   {

@@ -70,6 +70,7 @@ class Indexer {
   ReplaceResult Replace(std::vector<ObjectPtr> objects);
 
   ObjectPtr Get(const std::string& key) const;  // nullptr if absent
+  bool Contains(const std::string& key) const;  // without decoding a packed object
   std::vector<ObjectPtr> List() const;          // in key order
   std::vector<std::string> ListKeys() const;
   size_t Size() const;

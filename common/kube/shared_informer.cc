@@ -1,5 +1,6 @@
 #include "common/kube/shared_informer.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <utility>
@@ -148,6 +149,13 @@ void SharedInformer::Deliver(const ResourceEventHandlerFuncs& handler,
     case Notification::Kind::kDelete:
       if (handler.on_delete) handler.on_delete(notification.deleted);
       break;
+    case Notification::Kind::kResync:
+      if (handler.on_resync) {
+        handler.on_resync(notification.key);
+      } else if (handler.on_update) {
+        handler.on_update(notification.object, notification.object);
+      }
+      break;
     case Notification::Kind::kSynced:
       break;
   }
@@ -174,13 +182,20 @@ void SharedInformer::Dispatch() {
       replay = indexer_.ListKeys();  // A replay still under way starts over.
       next_resync = clock_->Now() + resync_period_;
     }
-    if (pending_.empty()) {
+    if (pending_.empty() && !replay.empty()) {
+      const bool keys_only = std::all_of(handlers_.begin(), handlers_.end(), [](const auto& h) {
+        return h->on_resync != nullptr;
+      });
       for (size_t n = 0; n < kReplayChunk && !replay.empty(); ++n) {
-        ObjectPtr object = indexer_.Get(replay.back());
+        Notification notification{Notification::Kind::kResync, nullptr, nullptr, {},
+                                  std::move(replay.back())};
         replay.pop_back();
-        if (object == nullptr) continue;  // Deleted since the resync began: its delete was news.
-        ObjectPtr same = object;
-        QueueLocked({Notification::Kind::kUpdate, std::move(same), std::move(object), {}});
+        if (!keys_only) notification.object = indexer_.Get(notification.key);
+        // Deleted since the resync began: its delete was news.
+        if (keys_only ? !indexer_.Contains(notification.key) : notification.object == nullptr) {
+          continue;
+        }
+        QueueLocked(std::move(notification));
       }
     }
     if (pending_.empty()) continue;

@@ -79,11 +79,13 @@ class SharedInformer final : private ReflectorStore {
 
  private:
   struct Notification {
-    enum class Kind { kAdd, kUpdate, kDelete, kSynced };
+    // kResync: a resync's replay of `key`, with `object` read only for handlers without on_resync.
+    enum class Kind { kAdd, kUpdate, kDelete, kSynced, kResync };
     Kind kind;
     ObjectPtr old_object;
     ObjectPtr object;
     DeletedObject deleted;
+    std::string key = {};
     // Delivered to handlers_[first, end): handlers registered after it was queued do not get it.
     size_t first = 0;
     size_t end = 0;

@@ -8,18 +8,19 @@ namespace nereid::gm {
 CreatedChildren::CreatedChildren(Clock* clock, kube::SharedInformer* informer) : clock_(clock) {
   // Whatever the informer delivers about an object supersedes what we created: it is in the cache
   // now, or was deleted (maybe before we ever looked at the cache).
-  auto forget = [this](const kube::Json& object) {
+  auto forget = [this](const std::string& key) {
     absl::MutexLock lock(&mu_);
-    entries_.erase(kube::Key(object));
+    entries_.erase(key);
   };
   kube::ResourceEventHandlerFuncs handler;
-  handler.on_add = [forget](const kube::ObjectPtr& object) { forget(*object); };
+  handler.on_add = [forget](const kube::ObjectPtr& object) { forget(kube::Key(*object)); };
   handler.on_update = [forget](const kube::ObjectPtr&, const kube::ObjectPtr& after) {
-    forget(*after);
+    forget(kube::Key(*after));
   };
   handler.on_delete = [forget](const kube::DeletedObject& deleted) {
-    forget(*kube::LastKnownState(deleted));
+    forget(kube::DeletedKey(deleted));
   };
+  handler.on_resync = forget;
   informer->AddEventHandler(std::move(handler));
 }
 

@@ -34,6 +34,7 @@ kube::ResourceEventHandlerFuncs OnSpecChange(std::function<void(const kube::Obje
   funcs.on_delete = [changed](const kube::DeletedObject& deleted) {
     if (kube::ObjectPtr last = kube::LastKnownState(deleted)) changed(last);
   };
+  funcs.on_resync = [](const std::string&) {};  // the spec is as cached: no change
   return funcs;
 }
 
@@ -53,6 +54,7 @@ kube::ResourceEventHandlerFuncs OnPlacementChange(
   funcs.on_delete = [changed, counts](const kube::DeletedObject& deleted) {
     if (counts(kube::LastKnownState(deleted))) changed();
   };
+  funcs.on_resync = [](const std::string&) {};  // the Node is as cached: no change
   return funcs;
 }
 

@@ -337,11 +337,12 @@ TEST_CASE("controller handlers: a resync's update waits behind news", "[controll
   own.on_update(cached, cached);                                // The informer's resync replay.
   own.on_update(object("relisted", "8"), object("relisted", "8"));  // A relist, same version.
   owner.on_update(object("pod", "9", "owner"), object("pod", "9", "owner"));
+  own.on_resync("ns/keyed");  // A replay that hands out keys only.
   own.on_update(object("changed", "10"), object("changed", "11"));  // News.
   own.on_add(object("added", "12"));
   CHECK(DrainReady(controller.queue()) ==
         std::vector<std::string>{"ns/changed", "ns/added", "ns/resynced", "ns/relisted",
-                                 "ns/owner"});
+                                 "ns/owner", "ns/keyed"});
 }
 
 TEST_CASE("controller Stop joins idle workers promptly", "[controller]") {

@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "common/kube/resource.h"
 #include "common/kube/shared_informer.h"
 #include "common/kube/shared_informer_factory.h"
@@ -264,6 +266,60 @@ TEST_CASE("informer resync delivers the watch's news between chunks of its repla
   }
   // Delivered after the chunk under way (128 keys), not after the whole replay.
   CHECK(updates_before_news <= 128);
+}
+
+TEST_CASE("informer resync hands on_resync handlers the key, the others the cached object",
+          "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
+  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
+  InformerOptions options = TestOptions();
+  options.resync_period = absl::Seconds(30);
+  options.cache_encoding = GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact);
+  SharedInformer informer(&client, resources::Pods(), options, &clock);
+  absl::Mutex mu;
+  std::vector<std::string> resynced;
+  int keyed_updates = 0;
+  ResourceEventHandlerFuncs keyed;
+  keyed.on_update = [&](const ObjectPtr&, const ObjectPtr&) {
+    absl::MutexLock lock(&mu);
+    ++keyed_updates;
+  };
+  keyed.on_resync = [&](const std::string& key) {
+    absl::MutexLock lock(&mu);
+    resynced.push_back(key);
+  };
+  informer.AddEventHandler(keyed);
+  informer.Start();
+  REQUIRE(informer.WaitForSync(clock.Now() + absl::Hours(1)));
+  REQUIRE(Eventually([&] { return clock.timed_waiters() == 2; }));
+  auto resynced_count = [&] {
+    absl::MutexLock lock(&mu);
+    return resynced.size();
+  };
+
+  SECTION("every handler takes keys: the replay reads no object") {
+    clock.Advance(absl::Seconds(30));
+    REQUIRE(Eventually([&] { return resynced_count() == 2; }));
+    absl::MutexLock lock(&mu);
+    std::sort(resynced.begin(), resynced.end());
+    CHECK(resynced == std::vector<std::string>{"ns/a", "ns/b"});
+    CHECK(keyed_updates == 0);
+  }
+  SECTION("a handler without on_resync still gets on_update with the cached object twice") {
+    HandlerLog log;
+    informer.AddEventHandler(log.Funcs());
+    REQUIRE(Eventually([&] { return log.Count("add") == 2; }));
+    clock.Advance(absl::Seconds(30));
+    REQUIRE(Eventually([&] { return resynced_count() == 2 && log.Count("update") == 2; }));
+    for (const auto& entry : log.Of("update")) {
+      CHECK(entry.old_object == entry.object);
+      CHECK(entry.object == informer.GetIndexer().Get(entry.key));  // shared while held
+    }
+    absl::MutexLock lock(&mu);
+    CHECK(keyed_updates == 0);
+  }
 }
 
 TEST_CASE("informer with resync disabled never replays", "[informer]") {
