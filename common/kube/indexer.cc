@@ -1,6 +1,7 @@
 #include "common/kube/indexer.h"
 
 #include <exception>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
@@ -111,7 +112,6 @@ ObjectPtr Indexer::Remove(const std::string& key) {
 }
 
 Indexer::ReplaceResult Indexer::Replace(std::vector<ObjectPtr> objects) {
-  ReplaceResult result;
   std::map<std::string, ObjectPtr> next;
   for (ObjectPtr& object : objects) {
     std::string key = Key(*object);
@@ -119,26 +119,28 @@ Indexer::ReplaceResult Indexer::Replace(std::vector<ObjectPtr> objects) {
   }
   std::map<std::string, Entry> entries;
   for (const auto& [key, object] : next) entries.emplace(key, MakeEntry(object));
-  absl::MutexLock lock(&mu_);
-  for (auto& [key, entry] : items_) {
-    if (!next.contains(key)) {
-      ObjectPtr old = entry.Object();
-      IndexLocked(key, old, nullptr);
-      result.deleted.push_back(std::move(old));
-    }
+  std::map<std::string, Entry> previous;
+  {
+    absl::MutexLock lock(&mu_);
+    previous = std::exchange(items_, std::move(entries));
+    // Rebuilt from the new objects, which are at hand decoded: no old object is read here.
+    for (auto& [name, index] : indexes_) index.clear();
+    for (const auto& [key, object] : next) IndexLocked(key, nullptr, object);
+  }
+  // The old objects the handlers are told about, decoded (when packed) outside the lock: under
+  // it, a relist of 100,000 packed Datasets (a 4-7 us decode each) held every reader ~0.5 s.
+  ReplaceResult result;
+  for (const auto& [key, entry] : previous) {
+    if (!next.contains(key)) result.deleted.push_back(entry.Object());
   }
   for (const auto& [key, object] : next) {
-    auto it = items_.find(key);
-    if (it == items_.end()) {
-      IndexLocked(key, nullptr, object);
+    auto it = previous.find(key);
+    if (it == previous.end()) {
       result.added.push_back(object);
     } else {
-      ObjectPtr old = it->second.Object();
-      IndexLocked(key, old, object);
-      result.updated.emplace_back(std::move(old), object);
+      result.updated.emplace_back(it->second.Object(), object);
     }
   }
-  items_ = std::move(entries);
   return result;
 }
 

@@ -129,6 +129,15 @@ TEST_CASE("indexer Replace reports adds, updates and deletes and reindexes", "[i
   CHECK(ByIndexKeys(indexer, "node", "n1").empty());
   CHECK(ByIndexKeys(indexer, "node", "n2") == Strings{"ns/a"});
   CHECK(ByIndexKeys(indexer, kNamespaceIndex, "ns") == Strings{"ns/a", "ns/c"});
+  CHECK(indexer.Contains("ns/a"));
+  CHECK_FALSE(indexer.Contains("ns/b"));
+
+  // The indexes are rebuilt from the new list: an empty relist leaves no value behind.
+  result = indexer.Replace({});
+  CHECK(Keys(result.deleted) == Strings{"ns/a", "ns/c"});
+  CHECK(ByIndexKeys(indexer, "node", "n2").empty());
+  CHECK(ByIndexKeys(indexer, kNamespaceIndex, "ns").empty());
+  CHECK(*indexer.IndexValues("node") == Strings{});
 }
 
 TEST_CASE("lister reads the cache: Get, List by selector and namespace, ByIndex", "[lister]") {
