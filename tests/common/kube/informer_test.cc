@@ -204,13 +204,19 @@ TEST_CASE("informer relist after a 410 ERROR event converges", "[informer]") {
   CHECK(log.Count("tombstone") == 0);
 }
 
-TEST_CASE("informer resync replays the cache as updates every period", "[informer]") {
-  FakeClock clock;
-  FakeKubeClient client(&clock);
+// Creates pods ns/a and ns/b; returns options that resync every 30 s.
+InformerOptions TwoPodsResyncing(FakeKubeClient& client) {
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
   REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
   InformerOptions options = TestOptions();
   options.resync_period = absl::Seconds(30);
+  return options;
+}
+
+TEST_CASE("informer resync replays the cache as updates every period", "[informer]") {
+  FakeClock clock;
+  FakeKubeClient client(&clock);
+  InformerOptions options = TwoPodsResyncing(client);
   HandlerLog log;
   SharedInformer informer(&client, resources::Pods(), options, &clock);
   informer.AddEventHandler(log.Funcs());
@@ -272,10 +278,7 @@ TEST_CASE("informer resync hands on_resync handlers the key, the others the cach
           "[informer]") {
   FakeClock clock;
   FakeKubeClient client(&clock);
-  REQUIRE(client.Create(resources::Pods(), "ns", Pod("a")).ok());
-  REQUIRE(client.Create(resources::Pods(), "ns", Pod("b")).ok());
-  InformerOptions options = TestOptions();
-  options.resync_period = absl::Seconds(30);
+  InformerOptions options = TwoPodsResyncing(client);
   options.cache_encoding = GENERATE(CacheEncoding::kDecoded, CacheEncoding::kCompact);
   SharedInformer informer(&client, resources::Pods(), options, &clock);
   absl::Mutex mu;
