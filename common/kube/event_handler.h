@@ -36,7 +36,8 @@ bool IsResync(const ObjectPtr& old_object, const ObjectPtr& new_object);
 
 struct ResourceEventHandlerFuncs {
   std::function<void(const ObjectPtr& object)> on_add;
-  // Also called with old == new (same object) on every resync and for every object of a relist.
+  // Also called with old == new (same object) on every resync (unless on_resync is set) and for
+  // every object of a relist.
   std::function<void(const ObjectPtr& old_object, const ObjectPtr& new_object)> on_update;
   std::function<void(const DeletedObject& deleted)> on_delete;
   // Optional. When set, a resync's replay calls it with the object's key instead of on_update: the
