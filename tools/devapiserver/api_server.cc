@@ -1,10 +1,6 @@
 #include "tools/devapiserver/api_server.h"
 
-#include <sys/socket.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <regex>
 #include <vector>
 
@@ -14,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/http/httplib_backlog.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
 #include "common/log/log.h"
@@ -459,13 +456,7 @@ ApiServer::ApiServer(Store* store, ApiServerOptions options)
   // Headers and body go out in separate writes; without NODELAY, Nagle plus the client's delayed
   // ACK stall every small response by ~40 ms.
   server_->set_tcp_nodelay(true);
-  // cpp-httplib 0.11 listens with a backlog of 5. A GM starting its informers connects a dozen
-  // times at once; the kernel drops the SYNs beyond the backlog and the client resends them only
-  // after 1 s (then 3 s). The callback sees the socket before bind; Bind() widens the backlog.
-  server_->set_socket_options([this](socket_t fd) {
-    httplib::default_socket_options(fd);
-    listen_fd_ = fd;
-  });
+  backlog_ = std::make_unique<http::HttplibBacklog>(*server_);
   server_->set_keep_alive_timeout(5);
   server_->set_read_timeout(30);
   server_->set_write_timeout(30);
@@ -508,10 +499,7 @@ absl::StatusOr<int> ApiServer::Bind() {
   if (port_ <= 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.host, ":", options_.port));
   }
-  // Listening again on a listening socket only changes its backlog.
-  if (listen(listen_fd_, SOMAXCONN) != 0) {
-    return absl::UnavailableError(absl::StrCat("listen: ", strerror(errno)));
-  }
+  RETURN_IF_ERROR(backlog_->Widen());
   return port_;
 }
 

@@ -15,6 +15,9 @@
 namespace httplib {
 class Server;
 }
+namespace nereid::http {
+class HttplibBacklog;
+}
 
 namespace nereid::devapi {
 
@@ -58,7 +61,7 @@ class ApiServer {
   RequestCounter requests_;
   std::unique_ptr<Handler> handler_;
   int port_ = 0;
-  int listen_fd_ = -1;  // the listening socket, which server_ owns
+  std::unique_ptr<http::HttplibBacklog> backlog_;  // cpp-httplib's backlog of 5 made SOMAXCONN
 };
 
 }  // namespace nereid::devapi

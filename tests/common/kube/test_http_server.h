@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "common/http/httplib_backlog.h"
 #include "httplib.h"
 #include "tests/fakes/eventually.h"
 
@@ -58,6 +59,7 @@ class TestHttpServer {
   void Start() {
     port_ = server_->bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("bind failed");
+    if (!backlog_->Widen().ok()) throw std::runtime_error("listen failed");
     thread_ = std::thread([this] { server_->listen_after_bind(); });
     if (!fakes::Eventually([this] { return server_->is_running(); })) {
       throw std::runtime_error("server not up");
@@ -84,6 +86,7 @@ class TestHttpServer {
 
  private:
   void Init() {
+    backlog_ = std::make_unique<nereid::http::HttplibBacklog>(*server_);
     server_->set_tcp_nodelay(true);  // As real API servers (Go) do; avoids Nagle delays.
     // Post-routing: the body has been read by then, and it runs before the response is sent.
     server_->set_post_routing_handler([this](const httplib::Request& req, httplib::Response&) {
@@ -93,6 +96,7 @@ class TestHttpServer {
   }
 
   std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<nereid::http::HttplibBacklog> backlog_;
   bool https_ = false;
   int port_ = 0;
   std::thread thread_;

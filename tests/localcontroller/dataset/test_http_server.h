@@ -11,6 +11,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "common/http/httplib_backlog.h"
 #include "httplib.h"
 #include "tests/fakes/eventually.h"
 
@@ -20,6 +21,7 @@ class TestServer {
  public:
   TestServer() {
     port_ = server_.bind_to_any_port("127.0.0.1");
+    REQUIRE(backlog_.Widen().ok());
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     REQUIRE(fakes::Eventually([this] { return server_.is_running(); }));
   }
@@ -38,6 +40,7 @@ class TestServer {
 
  private:
   httplib::Server server_;
+  nereid::http::HttplibBacklog backlog_{server_};  // before the constructor binds
   int port_ = 0;
   std::thread thread_;
   absl::Notification release_;
