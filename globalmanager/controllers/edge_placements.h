@@ -10,7 +10,10 @@
 //
 // Sync sends a node its resource only when the version it holds differs or the object was
 // re-created (another uid), and tells every node no longer listed to drop the object; the hub
-// resends nothing for an unchanged version, so calling Sync on every reconcile is cheap. A
+// resends nothing for an unchanged version, so calling Sync on every reconcile is cheap. What a
+// node was sent is kept as the hub's own copy (one shared, immutable Resource per version, however
+// many nodes hold it), not as a second copy of its ref and version: with 100,000 objects the
+// per-object bookkeeping is memory the GM holds for as long as they exist. A
 // dispatcher error does not stop the other nodes: the record keeps what each node was really sent
 // (a failed Remove leaves the node listed, so the next Sync retries it) and the first error is
 // returned. Thread-safe; the dispatcher is called under the lock (it never blocks on a stream).
@@ -19,12 +22,16 @@
 // create->ACK goes"); the controllers' Events and the hub's metrics say what reached the nodes.
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
@@ -58,25 +65,40 @@ class EdgePlacements {
   // The nodes holding `key` (for reports: "is this node one of the object's", and tests).
   std::set<std::string> Nodes(const std::string& key) const;
   bool Holds(const std::string& key, std::string_view node) const;
-  // The uid of the object `key` was last sent as ("" when it is on no node).
+  // The uid of the object `key` was last synced as ("" when it is on no node).
   std::string Uid(const std::string& key) const;
   // How many objects are on at least one node.
   size_t size() const;
 
  private:
+  using SharedResource = std::shared_ptr<const edge::v1::Resource>;
+  struct Sent {
+    std::string node;
+    SharedResource resource;  // As the node was sent it (the hub holds the same object).
+  };
   struct Placed {
-    edge::v1::ObjectRef ref;
-    std::map<std::string, std::string> versions;  // node → version sent
+    std::string uid;                    // Of the last Sync.
+    absl::InlinedVector<Sent, 1> sent;  // Sorted by node; most objects are on one node.
   };
 
+  // The node's entry in `placed.sent`, or null.
+  static const Sent* Find(const Placed& placed, std::string_view node);
+  // Records that `node` now holds `resource`, keeping `placed.sent` sorted.
+  static void Record(Placed& placed, const std::string& node, SharedResource resource);
+
+  // Tells every node of `placed` that `keep` rejects to drop the object.
   absl::Status RemoveLocked(const std::string& key, Placed& placed,
-                            const std::map<std::string, edge::v1::Resource>& keep,
+                            absl::FunctionRef<bool(const std::string& node)> keep,
                             EdgeChange* change) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends `resource` to `node` unless it holds that version of that uid already.
+  absl::Status SendLocked(const std::string& key, Placed& placed, const std::string& node,
+                          const edge::v1::Resource& resource, SharedResource& shared,
+                          EdgeChange* change) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   EdgeDispatcher* const edge_;
   const std::string what_;
   mutable absl::Mutex mu_;
-  std::map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
+  absl::btree_map<std::string, Placed> placed_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::gm

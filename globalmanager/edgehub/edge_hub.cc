@@ -48,10 +48,14 @@ EdgeHub::~EdgeHub() {
 // Controller API
 
 absl::Status EdgeHub::Upsert(std::string_view node, v1::Resource resource) {
+  return Upsert(node, std::make_shared<const v1::Resource>(std::move(resource)));
+}
+
+absl::Status EdgeHub::Upsert(std::string_view node, std::shared_ptr<const v1::Resource> shared) {
   if (node.empty()) return absl::InvalidArgumentError("Upsert: empty node name");
-  if (absl::Status status = net::ValidateResource(resource); !status.ok()) return status;
-  const std::string key = net::ObjectKey(resource.ref());
-  auto shared = std::make_shared<const v1::Resource>(std::move(resource));
+  if (shared == nullptr) return absl::InvalidArgumentError("Upsert: no resource");
+  if (absl::Status status = net::ValidateResource(*shared); !status.ok()) return status;
+  const std::string key = net::ObjectKey(shared->ref());
   std::shared_ptr<Session> to_pump;
   {
     absl::MutexLock lock(&mu_);

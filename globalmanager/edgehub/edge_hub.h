@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -87,7 +88,9 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
 
   // --- controller API (any thread; never blocks on a stream) ---
 
-  // Wants `node` to hold `resource` (validated: ref, version, spec matching ref.kind).
+  // Wants `node` to hold `resource` (validated: ref, version, spec matching ref.kind). The hub
+  // keeps the shared resource itself, so one copy serves every node that holds it.
+  absl::Status Upsert(std::string_view node, std::shared_ptr<const edge::v1::Resource> resource);
   absl::Status Upsert(std::string_view node, edge::v1::Resource resource);
   // Wants `node` to no longer hold the object (kind/namespace/name of `ref`).
   absl::Status Remove(std::string_view node, const edge::v1::ObjectRef& ref);
@@ -119,8 +122,9 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
 
  private:
   struct NodeState {
-    // Ordered so a resync sends objects in a stable order.
-    std::map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
+    // Ordered so a resync sends objects in a stable order; a B-tree, whose entries cost about a
+    // third of a std::map node's (one entry per object a node holds, 100,000 at 10,000 nodes).
+    absl::btree_map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
     std::shared_ptr<Session> session;
   };
   using Dispatch = ReportScheduler::Dispatch;

@@ -4,6 +4,7 @@
 // and every call, so controller tests assert the state of the world without a gRPC hub.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,12 +25,13 @@ class FakeEdgeDispatcher final : public EdgeDispatcher {
     std::string version;
   };
 
-  absl::Status Upsert(std::string_view node, edge::v1::Resource resource) override {
-    if (absl::Status s = net::ValidateResource(resource); !s.ok()) return s;
+  absl::Status Upsert(std::string_view node,
+                      std::shared_ptr<const edge::v1::Resource> resource) override {
+    if (absl::Status s = net::ValidateResource(*resource); !s.ok()) return s;
     absl::MutexLock lock(&mu_);
-    const std::string key = net::ObjectKey(resource.ref());
-    calls_.push_back({true, std::string(node), key, resource.version()});
-    desired_[std::string(node)][key] = std::move(resource);
+    const std::string key = net::ObjectKey(resource->ref());
+    calls_.push_back({true, std::string(node), key, resource->version()});
+    desired_[std::string(node)][key] = *resource;
     return absl::OkStatus();
   }
 
