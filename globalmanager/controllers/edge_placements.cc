@@ -9,18 +9,27 @@ namespace nereid::gm {
 
 namespace v1 = edge::v1;
 
+namespace {
+
+// The first entry of a node-sorted `sent` whose node is not before `node`.
+template <typename SentList>
+auto LowerBound(SentList& sent, std::string_view node) {
+  return std::lower_bound(sent.begin(), sent.end(), node,
+                          [](const auto& entry, std::string_view n) { return entry.node < n; });
+}
+
+}  // namespace
+
 EdgePlacements::EdgePlacements(EdgeDispatcher* edge, std::string what)
     : edge_(edge), what_(std::move(what)) {}
 
 const EdgePlacements::Sent* EdgePlacements::Find(const Placed& placed, std::string_view node) {
-  auto it = std::lower_bound(placed.sent.begin(), placed.sent.end(), node,
-                             [](const Sent& s, std::string_view n) { return s.node < n; });
+  auto it = LowerBound(placed.sent, node);
   return it != placed.sent.end() && it->node == node ? &*it : nullptr;
 }
 
 void EdgePlacements::Record(Placed& placed, const std::string& node, SharedResource resource) {
-  auto it = std::lower_bound(placed.sent.begin(), placed.sent.end(), node,
-                             [](const Sent& s, const std::string& n) { return s.node < n; });
+  auto it = LowerBound(placed.sent, node);
   if (it != placed.sent.end() && it->node == node) {
     it->resource = std::move(resource);
   } else {
