@@ -3,7 +3,8 @@
 # LocalController's memory target (bench/RESULTS.md, LC memory): Debian ships gRPC only as shared
 # libraries, and the dynamic loader keeps their symbol tables and relocations resident (3 MiB for
 # the gRPC/Abseil family). Linked statically, with Abseil's static archives from libabsl-dev, an
-# idle LC drops from 22.8 to 19.6 MB.
+# idle LC drops from 22.8 to 19.6 MB. The build applies scripts/grpc-patches/*.patch (smaller
+# per-connection buffers for the GM's many idle edge streams; README.md there).
 #
 #   scripts/build-static-grpc.sh PREFIX
 #
@@ -22,7 +23,12 @@ set -euo pipefail
 prefix="${1:?usage: build-static-grpc.sh PREFIX}"
 version=1.51.1
 sha256=b55696fb249669744de3e71acc54a9382bea0dce7cd5ba379b356b12b82d4229
-stamp="grpc ${version} ${sha256} static-pic-gc-sections"
+# Nereid's patches to gRPC (scripts/grpc-patches/*.patch, applied in name order; README.md there
+# says what each one does and why). Their checksum is part of the stamp, so a changed patch rebuilds.
+patch_dir="$(cd "$(dirname "$0")" && pwd)/grpc-patches"
+patches=("$patch_dir"/*.patch)
+patches_sum=$(cat "${patches[@]}" | sha256sum | cut -c1-16)
+stamp="grpc ${version} ${sha256} static-pic-gc-sections patches ${patches_sum}"
 
 if [ -f "$prefix/STAMP" ] && [ "$(cat "$prefix/STAMP")" = "$stamp" ]; then
   exit 0
@@ -55,6 +61,9 @@ fi
 echo "$sha256  $work/grpc.tar.gz" | sha256sum -c --quiet -
 tar -xzf "$work/grpc.tar.gz" -C "$work"
 src="$work/grpc-${version}"
+for p in "${patches[@]}"; do
+  patch -d "$src" -p1 --quiet --forward <"$p"
+done
 # The generated xDS/opencensus code is in the tarball; these dirs only stop CMake from downloading
 # the protos it would regenerate from (no network access beyond Debian's archive is assumed).
 mkdir -p "$src/third_party/envoy-api" "$src/third_party/googleapis" \

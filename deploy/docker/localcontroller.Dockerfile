@@ -25,6 +25,7 @@ COPY scripts/install-deps.sh /src/scripts/install-deps.sh
 RUN /src/scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 COPY scripts/build-static-grpc.sh /src/scripts/build-static-grpc.sh
 COPY scripts/lib/ /src/scripts/lib/
+COPY scripts/grpc-patches/ /src/scripts/grpc-patches/
 RUN --mount=type=cache,target=/root/.cache/ccache \
     /src/scripts/build-static-grpc.sh /opt/grpc-static
 COPY . /src

@@ -10,6 +10,7 @@ void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& 
   // BDP probing pings busy connections to grow their flow-control windows for bulk transfer;
   // the Sync stream carries small messages, so the default 64 KiB windows suffice.
   builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  builder.AddChannelArgument(GRPC_ARG_TCP_READ_CHUNK_SIZE, options.tcp_read_chunk_bytes);
 }
 
 }  // namespace nereid::gm

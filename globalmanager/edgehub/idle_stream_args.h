@@ -15,6 +15,10 @@ struct IdleStreamOptions {
   int tls_max_frame_bytes = 4096;
   // A node opens one Sync stream; a few more let a reconnect overlap the stream being replaced.
   int max_streams_per_connection = 8;
+  // First size of a connection's TCP read buffer, kept while the connection waits for bytes; it
+  // grows with what reads return. gRPC's default is 8 KiB; below that takes the static gRPC's
+  // patch (scripts/grpc-patches/0002), without which it has no effect.
+  int tcp_read_chunk_bytes = 2048;
 };
 
 void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& builder);

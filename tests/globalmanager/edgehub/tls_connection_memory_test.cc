@@ -1,6 +1,7 @@
 // The GM's smaller per-connection TLS buffers (globalmanager/edgehub/tls_connection_memory.cc,
-// linked into this test): they are in effect, and messages much larger than the buffers and the
-// 4 KiB TLS records cross an mTLS Sync stream intact in both directions.
+// linked into this test; with the static gRPC, also its 2 KiB staging buffers and the 2 KiB first
+// TCP read of scripts/grpc-patches): they are in effect, and messages much larger than the
+// buffers and the 4 KiB TLS records cross an mTLS Sync stream intact in both directions.
 
 #include <catch2/catch.hpp>
 #include <memory>
