@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +65,18 @@ absl::StatusOr<absl::Duration> ParseDurationValue(const std::string& text) {
   return duration;
 }
 
+// `address` as HOST:PORT, or a bare HOST (an IPv6 literal too, as $POD_IP holds it) with the
+// port of `listen`.
+absl::StatusOr<std::string> WithListenPort(std::string_view address, std::string_view listen) {
+  if (net::ParseHostPort(address).ok()) return std::string(address);
+  const size_t colons = std::count(address.begin(), address.end(), ':');
+  if (colons == 1 || address.find('[') != std::string_view::npos) {
+    return net::ParseHostPort(address).status();
+  }
+  ASSIGN_OR_RETURN(net::HostPort listen_at, net::ParseHostPort(listen));
+  return net::HostPort{std::string(address), listen_at.port}.ToString();
+}
+
 Setter StringSetter(std::string GmConfig::*field) {
   return [field](const std::string& value, GmConfig& config) {
     config.*field = value;
@@ -123,6 +136,10 @@ const std::map<std::string, Flag>& Flags() {
        {false, StringSetter(&GmConfig::kubeconfig),
         "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)"}},
       {"listen", {false, StringSetter(&GmConfig::listen), "edge hub gRPC address (0.0.0.0:9000)"}},
+      {"edge-advertise-address",
+       {false, StringSetter(&GmConfig::edge_advertise_address),
+        "HOST[:PORT] where nodes reach this replica's edge hub; the other replicas send nodes "
+        "there while it leads (default: $POD_IP, port of --listen)"}},
       {"tls-ca", {false, TlsString(&net::TlsOptions::ca_file), "CA of the node certificates"}},
       {"tls-cert", {false, TlsString(&net::TlsOptions::cert_file), "GM server certificate"}},
       {"tls-key", {false, TlsString(&net::TlsOptions::key_file), "GM server key"}},
@@ -307,6 +324,7 @@ class FileLoader {
         {"minResyncPeriodSeconds", "min-resync-period-seconds"},
         {"listen", "listen"},
         {"httpListen", "http-listen"},
+        {"edgeAdvertiseAddress", "edge-advertise-address"},
         {"insecure", "insecure"},
         {"controllerWorkers", "controller-workers"},
         {"reportWorkers", "report-workers"},
@@ -407,6 +425,11 @@ absl::Status ValidateConfig(const GmConfig& config) {
   if (absl::Status s = net::ParseHostPort(config.listen).status(); !s.ok()) {
     return Invalid("--listen", ToStd(s.message()));
   }
+  if (!config.edge_advertise_address.empty()) {
+    if (absl::Status s = net::ParseHostPort(config.edge_advertise_address).status(); !s.ok()) {
+      return Invalid("--edge-advertise-address", ToStd(s.message()));
+    }
+  }
   if (absl::Status s = net::ParseHostPort(config.http_listen).status(); !s.ok()) {
     return Invalid("--http-listen", ToStd(s.message()));
   }
@@ -487,6 +510,9 @@ absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args,
   if (std::optional<std::string> ns = env("POD_NAMESPACE"); ns.has_value() && !ns->empty()) {
     out.config.leader_election.lease_namespace = *ns;
   }
+  if (std::optional<std::string> ip = env("POD_IP"); ip.has_value() && !ip->empty()) {
+    out.config.edge_advertise_address = *ip;
+  }
   // 3. Flags, in order.
   for (const ParsedFlag& flag : flags) {
     absl::Status status = Flags().at(flag.name).set(flag.value, out.config);
@@ -495,6 +521,14 @@ absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args,
   out.config.config_file = config_file;
   if (out.config.leader_election.identity.empty()) {
     out.config.leader_election.identity = DefaultIdentity();
+  }
+  if (!out.config.edge_advertise_address.empty()) {
+    absl::StatusOr<std::string> advertise =
+        WithListenPort(out.config.edge_advertise_address, out.config.listen);
+    if (!advertise.ok()) {
+      return Invalid("--edge-advertise-address", ToStd(advertise.status().message()));
+    }
+    out.config.edge_advertise_address = *std::move(advertise);
   }
   RETURN_IF_ERROR(ValidateConfig(out.config));
   return out;

@@ -18,13 +18,14 @@
 //   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
 // plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
 //   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
+//   edgeAdvertiseAddress,
 //   controllerWorkers, reportWorkers, maxHeldReports, kubeAPIQPS, kubeAPIBurst, logLevel,
 //   edgeKeepalive: {time, timeout, minClientPingInterval}.
 // Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
 // ("15s", "1m30s") or integer seconds.
 //
 // Environment (as a Deployment sets it from the downward API): POD_NAME → the leader-election
-// identity, POD_NAMESPACE → the Lease's namespace.
+// identity, POD_NAMESPACE → the Lease's namespace, POD_IP → the edge advertise address.
 
 #include <functional>
 #include <optional>
@@ -56,6 +57,11 @@ struct GmConfig {
   std::string kubeconfig;  // "" = $KUBECONFIG / in-cluster / ~/.kube/config
   std::string ns;          // namespace to watch; "" = all namespaces
   std::string listen = "0.0.0.0:9000";  // edge hub (gRPC); Sedna's GM listens on 9000
+  // Where nodes reach this replica's edge hub directly (HOST:PORT, or HOST with the port of
+  // `listen`): written into the leader Lease while this replica leads, so the other replicas send
+  // a node they refuse there. "" = $POD_IP with the port of `listen`, else none (refused nodes
+  // retry the address they were given).
+  std::string edge_advertise_address;
   net::TlsOptions tls;
   // /healthz /readyz /metrics. Loopback by default; a Deployment whose kubelet probes the pod IP
   // sets 0.0.0.0:8080.

@@ -8,11 +8,16 @@
 #include "common/kube/rest_client.h"
 #include "common/kube/thread_name.h"
 #include "common/log/log.h"
+#include "common/net/host_port.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/cache_policy.h"
 
 namespace nereid::gm {
 namespace {
+
+// On the leader Lease: where the leader's edge hub takes nodes directly (the other replicas send
+// the nodes they refuse there).
+constexpr char kEdgeAddressAnnotation[] = "nereid.io/edge-address";
 
 // Sedna's genResyncPeriod: a random period in [min, 2·min), so replicas and restarts do not
 // resync in lockstep. 0 disables resync.
@@ -21,6 +26,14 @@ absl::Duration ResyncPeriod(int64_t min_seconds) {
   std::random_device random;
   std::uniform_real_distribution<double> factor(1.0, 2.0);
   return absl::Seconds(static_cast<double>(min_seconds) * factor(random));
+}
+
+// `configured` (HOST:PORT, validated by the config) with port 0 replaced by the port the hub got.
+std::string AdvertisedEdgeAddress(const std::string& configured, int hub_port) {
+  absl::StatusOr<net::HostPort> address = net::ParseHostPort(configured);
+  if (!address.ok()) return configured;
+  if (address->port == 0) address->port = hub_port;
+  return address->ToString();
 }
 
 }  // namespace
@@ -131,8 +144,16 @@ absl::Status Daemon::Start() {
     election.release_on_cancel = true;
     election.on_started_leading = [this] { OnStartedLeading(); };
     election.on_stopped_leading = [this] { OnStoppedLeading(); };
+    if (!config_.edge_advertise_address.empty()) {
+      election.holder_annotations[kEdgeAddressAnnotation] =
+          AdvertisedEdgeAddress(config_.edge_advertise_address, hub_server_->port());
+    }
     election.on_new_leader = [this](const std::string& leader) {
-      if (leader != identity()) LOG(INFO) << "gm: the leader is " << (leader.empty() ? "<none>" : leader);
+      if (leader == identity()) return;
+      const std::string address = elector_->LeaderAnnotation(kEdgeAddressAnnotation);
+      LOG(INFO) << "gm: the leader is " << (leader.empty() ? "<none>" : leader)
+                << (address.empty() ? std::string() : absl::StrCat(", its edge hub at ", address));
+      hub_->SetOwnerAddress(address);
     };
     absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector =
         kube::LeaderElector::Create(client_, std::move(election));

@@ -182,6 +182,8 @@ absl::StatusOr<server::StatusInfo> DaemonStateView::Status() {
   info.link.last_error_at = link.last_error_at;
   info.link.next_attempt = link.next_attempt;
   info.link.attempts = link.attempts;
+  info.link.server = link.server;
+  info.link.redirects = link.redirects;
   info.link.changes_applied = link.changes_applied;
   info.link.changes_nacked = link.changes_nacked;
   info.link.reports_sent = link.reports_sent;
@@ -320,6 +322,10 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
                            link.synced ? 1 : 0));
   families.push_back(Counter("nereid_lc_cloud_link_streams_total",
                              "Sync streams started towards the GM", link.attempts));
+  families.push_back(Counter("nereid_lc_cloud_link_redirects_total",
+                             "Sync streams refused by a GM replica that named the one serving "
+                             "this node, which was dialed next",
+                             link.redirects));
   prometheus::MetricFamily reports =
       Family("nereid_lc_reports_total", "Upstream reports sent and how the GM answered them",
              MetricType::Counter);

@@ -108,6 +108,34 @@ std::string LeaderElector::GetLeader() const {
   return observed_holder_;
 }
 
+std::string LeaderElector::LeaderAnnotation(std::string_view key) const {
+  absl::MutexLock lock(&mu_);
+  if (observed_holder_.empty() || !observed_annotations_.is_object()) return "";
+  const auto it = observed_annotations_.find(std::string(key));
+  return it != observed_annotations_.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+void LeaderElector::Observe(const Json& lease) {
+  const Json* annotations = FindPath(lease, "metadata.annotations");
+  absl::MutexLock lock(&mu_);
+  observed_holder_ = HolderOf(SpecOf(lease));
+  observed_annotations_ = annotations != nullptr ? *annotations : Json();
+}
+
+Json LeaderElector::WithHolderAnnotations(Json lease, bool held) const {
+  if (config_.holder_annotations.empty()) return lease;
+  Json& annotations = lease["metadata"]["annotations"];
+  if (!annotations.is_object()) annotations = Json::object();
+  for (const auto& [key, value] : config_.holder_annotations) {
+    if (held) {
+      annotations[key] = value;
+    } else {
+      annotations.erase(key);
+    }
+  }
+  return lease;
+}
+
 bool LeaderElector::ParkedForTest() const {
   absl::MutexLock lock(&mu_);
   return waiting_until_ > clock_->Now();
@@ -144,7 +172,8 @@ bool LeaderElector::TryAcquireOrRenew() {
         {"kind", leases.kind},
         {"metadata", {{"name", config_.lease_name}, {"namespace", config_.lease_namespace}}},
         {"spec", MakeSpec(now, config_.identity, duration_seconds, std::nullopt, 0)}};
-    absl::StatusOr<Json> created = client_->Create(leases, config_.lease_namespace, lease);
+    absl::StatusOr<Json> created =
+        client_->Create(leases, config_.lease_namespace, WithHolderAnnotations(lease, true));
     if (!created.ok()) {
       LOG(INFO) << "leader election " << lease_key << ": create: " << created.status();
       return false;
@@ -152,8 +181,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     lease_ = *std::move(created);
     observed_spec_ = SpecOf(lease_);
     observed_time_ = now;
-    absl::MutexLock lock(&mu_);
-    observed_holder_ = config_.identity;
+    Observe(lease_);
     return true;
   }
   if (!current.ok()) {
@@ -169,10 +197,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     observed_time_ = now;
   }
   const std::string holder = HolderOf(spec);
-  {
-    absl::MutexLock lock(&mu_);
-    observed_holder_ = holder;
-  }
+  Observe(lease_);
   if (!holder.empty() && holder != config_.identity &&
       observed_time_ + config_.lease_duration > now) {
     return false;  // Held by someone else and not expired.
@@ -190,7 +215,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     next_spec =
         MakeSpec(now, config_.identity, duration_seconds, std::nullopt, TransitionsOf(spec) + 1);
   }
-  Json next = lease_;
+  Json next = WithHolderAnnotations(lease_, true);
   next["spec"] = next_spec;
   absl::StatusOr<Json> updated = client_->Update(leases, next);
   if (!updated.ok()) {
@@ -204,15 +229,14 @@ bool LeaderElector::TryAcquireOrRenew() {
   lease_ = *std::move(updated);
   observed_spec_ = SpecOf(lease_);
   observed_time_ = now;
-  absl::MutexLock lock(&mu_);
-  observed_holder_ = config_.identity;
+  Observe(lease_);
   return true;
 }
 
 void LeaderElector::Release() {
   if (HolderOf(observed_spec_) != config_.identity) return;
   const absl::Time now = clock_->Now();
-  Json next = lease_;
+  Json next = WithHolderAnnotations(lease_, false);
   next["spec"] = MakeSpec(now, "", 1, std::nullopt, TransitionsOf(observed_spec_));
   absl::StatusOr<Json> updated = client_->Update(resources::Leases(), next);
   const std::string lease_key = MakeKey(config_.lease_namespace, config_.lease_name);
@@ -223,10 +247,7 @@ void LeaderElector::Release() {
   lease_ = *std::move(updated);
   observed_spec_ = SpecOf(lease_);
   observed_time_ = now;
-  {
-    absl::MutexLock lock(&mu_);
-    observed_holder_.clear();
-  }
+  Observe(lease_);
   LOG(INFO) << "leader election " << lease_key << ": " << config_.identity << " released the lease";
 }
 

@@ -24,9 +24,11 @@
 // on Stop, does not release) until they do.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -52,6 +54,10 @@ struct LeaderElectionConfig {
   std::function<void()> on_started_leading;
   std::function<void()> on_stopped_leading;
   std::function<void(const std::string& identity)> on_new_leader;  // Observed holder changed.
+  // Written into the Lease's metadata.annotations while this candidate holds it (and removed when
+  // it releases it), so the other candidates learn something about the holder, e.g. where it
+  // serves: LeaderAnnotation().
+  std::map<std::string, std::string> holder_annotations;
   // Random source in [0, 1) for the jitter; nullptr: a real one.
   std::function<double()> uniform01;
 };
@@ -77,6 +83,9 @@ class LeaderElector {
   bool IsLeader() const;
   // The holder last observed in the Lease ("" if none).
   std::string GetLeader() const;
+  // The annotation `key` of the Lease as last observed with a holder ("" if the Lease has no
+  // holder or no such annotation). Read it from on_new_leader for the holder it names.
+  std::string LeaderAnnotation(std::string_view key) const;
 
   // True while the elector thread is waiting on the Clock for a time still in the future, i.e. it
   // will do nothing until the clock is advanced (lets FakeClock tests step time deterministically).
@@ -89,6 +98,10 @@ class LeaderElector {
   bool TryAcquireOrRenew();
   void Release();
   void ReportTransition();
+  // Records `lease` as observed: its holder and annotations.
+  void Observe(const Json& lease);
+  // `lease` with this candidate's holder_annotations set (held) or removed (released).
+  Json WithHolderAnnotations(Json lease, bool held) const;
   bool WaitOrStop(absl::Duration delay);
   bool Stopped() const;
   Json MakeSpec(absl::Time now, const std::string& holder, int64_t duration_seconds,
@@ -111,6 +124,7 @@ class LeaderElector {
   bool leading_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time renewed_at_ ABSL_GUARDED_BY(mu_);
   std::string observed_holder_ ABSL_GUARDED_BY(mu_);
+  Json observed_annotations_ ABSL_GUARDED_BY(mu_);  // of the Lease with observed_holder_
   absl::Time waiting_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   std::thread thread_;
 };

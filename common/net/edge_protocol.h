@@ -20,6 +20,11 @@ namespace nereid::net {
 // The protocol version this build speaks (ProtocolVersion enum).
 inline constexpr uint32_t kEdgeProtocolVersion = edge::v1::PROTOCOL_VERSION_V1;
 
+// Trailing metadata of a stream a GM replica refuses because another replica serves the node
+// (today: the leader): HOST:PORT to dial instead. The LC follows one such hint per attempt and
+// verifies the replica it reaches under the name it verifies its configured address with.
+inline constexpr char kEdgeOwnerTrailer[] = "nereid-edge-owner";
+
 // Kind spellings used in ObjectRef.kind.
 inline constexpr std::string_view kKindDataset = "Dataset";
 inline constexpr std::string_view kKindModel = "Model";

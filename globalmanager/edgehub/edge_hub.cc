@@ -165,6 +165,11 @@ void EdgeHub::SetAcceptingStreams(bool accepting) {
   }
 }
 
+void EdgeHub::SetOwnerAddress(std::string address) {
+  absl::MutexLock lock(&mu_);
+  owner_address_ = std::move(address);
+}
+
 bool EdgeHub::accepting_streams() const {
   absl::MutexLock lock(&mu_);
   return accepting_;
@@ -282,8 +287,14 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
       return false;
     }
     if (!accepting_) {
+      if (!owner_address_.empty()) metrics_.streams_redirected().Increment();
       session->RequestFinish(
-          GrpcError(grpc::StatusCode::UNAVAILABLE, "this GM replica is not the leader; retry"));
+          GrpcError(grpc::StatusCode::UNAVAILABLE,
+                    owner_address_.empty()
+                        ? std::string("this GM replica is not the leader; retry")
+                        : absl::StrCat("this GM replica is not the leader; the leader serves at ",
+                                       owner_address_)),
+          owner_address_);
       return false;
     }
     NodeState& state = nodes_[node];

@@ -106,6 +106,9 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // and the synced gate are kept.
   void SetAcceptingStreams(bool accepting);
   bool accepting_streams() const;
+  // While refusing streams, tell the nodes refused where to dial instead (HOST:PORT of the
+  // replica that serves them, in the trailer net::kEdgeOwnerTrailer); "" for no hint.
+  void SetOwnerAddress(std::string address);
 
   std::vector<NodeStatus> Nodes() const;
   NodeStatus Node(std::string_view node) const;
@@ -189,6 +192,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;
+  std::string owner_address_ ABSL_GUARDED_BY(mu_);
   uint64_t next_session_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 

@@ -37,6 +37,13 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                                 "arrived")
                             .Register(r)
                             .Add({});
+  streams_redirected_ = &prometheus::BuildCounter()
+                             .Name("nereid_edgehub_streams_redirected_total")
+                             .Help(
+                                 "Streams refused by a replica that does not serve the node, "
+                                 "with the address of the one that does")
+                             .Register(r)
+                             .Add({});
   auto& reports = prometheus::BuildCounter()
                       .Name("nereid_edgehub_reports_total")
                       .Help("Upstream status reports answered, by result")

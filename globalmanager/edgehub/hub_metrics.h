@@ -30,6 +30,8 @@ class HubMetrics {
   // Streams refused because the Hello named another node than the client certificate.
   prometheus::Counter& refused_identities() { return *refused_identities_; }
   prometheus::Counter& sessions_replaced() { return *sessions_replaced_; }
+  // Streams refused with the address of the replica that serves the node.
+  prometheus::Counter& streams_redirected() { return *streams_redirected_; }
   prometheus::Counter& reports_accepted() { return *reports_accepted_; }
   prometheus::Counter& reports_rejected() { return *reports_rejected_; }
   prometheus::Counter& reports_retry() { return *reports_retry_; }
@@ -58,6 +60,7 @@ class HubMetrics {
   prometheus::Gauge* connected_nodes_;
   prometheus::Counter* changes_acked_;
   prometheus::Counter* changes_nacked_;
+  prometheus::Counter* streams_redirected_;
   prometheus::Counter* refused_identities_;
   prometheus::Counter* sessions_replaced_;
   prometheus::Counter* reports_accepted_;

@@ -44,11 +44,12 @@ void Session::OnWriteDone(bool ok) {
   }
 }
 
-void Session::RequestFinish(grpc::Status status) {
+void Session::RequestFinish(grpc::Status status, std::string owner) {
   absl::MutexLock lock(&mu_);
   if (finish_requested_) return;
   finish_requested_ = true;
   finish_status_ = std::move(status);
+  finish_owner_ = std::move(owner);
 }
 
 bool Session::finishing() const {
@@ -65,6 +66,7 @@ void Session::Pump() {
   SessionTransport* transport = nullptr;
   bool finish = false;
   grpc::Status status;
+  std::string owner;
   {
     absl::MutexLock lock(&mu_);
     if (transport_ == nullptr || finish_started_ || write_in_flight_) return;
@@ -73,6 +75,7 @@ void Session::Pump() {
       finish_started_ = true;
       finish = true;
       status = finish_status_;
+      owner = finish_owner_;
     } else if (!control_.empty()) {
       writing_nonce_ = 0;
       out_ = std::move(control_.front());
@@ -118,7 +121,7 @@ void Session::Pump() {
   // Outside the lock: gRPC may run reactions inline. The transport stays valid: OnDone (which
   // detaches it) cannot run before a started write completes or before this Finish.
   if (finish) {
-    transport->End(std::move(status));
+    transport->End(std::move(status), owner);
   } else {
     transport->Write(&out_);
   }

@@ -33,7 +33,8 @@ class SessionTransport {
  public:
   virtual ~SessionTransport() = default;
   virtual void Write(const edge::v1::SyncResponse* message) = 0;
-  virtual void End(grpc::Status status) = 0;
+  // `owner`: where the node should dial instead (net::kEdgeOwnerTrailer), or "".
+  virtual void End(grpc::Status status, const std::string& owner) = 0;
 };
 
 class Session {
@@ -70,7 +71,8 @@ class Session {
   void Detach();
   void OnWriteDone(bool ok);
   // Finishes the stream once the write in flight (if any) is done; the first status wins.
-  void RequestFinish(grpc::Status status);
+  // `owner`: the replica the node should dial instead (sent as a trailer), or "".
+  void RequestFinish(grpc::Status status, std::string owner = "");
   // Starts the next write (control messages first, then changes while the in-flight window has
   // room) or the pending Finish. Call with no lock held.
   void Pump();
@@ -158,6 +160,7 @@ class Session {
   bool finish_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_started_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);
+  std::string finish_owner_ ABSL_GUARDED_BY(mu_);
   // The message being written; stays untouched until OnWriteDone (gRPC's rule).
   // Written under mu_ only while write_in_flight_ is false.
   edge::v1::SyncResponse out_;

@@ -1,5 +1,6 @@
 #include "globalmanager/edgehub/sync_reactor.h"
 
+#include "common/net/edge_protocol.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "grpcpp/server_context.h"
 
@@ -8,6 +9,7 @@ namespace nereid::gm {
 SyncReactor::SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context,
                          std::shared_ptr<Session> session)
     : hub_(hub),
+      context_(context),
       session_(std::move(session)),
       peer_(net::PeerIdentityFrom(context->auth_context().get())) {
   session_->Attach(this);
@@ -34,6 +36,11 @@ void SyncReactor::OnWriteDone(bool ok) {
 void SyncReactor::OnCancel() {
   session_->RequestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled"));
   session_->Pump();
+}
+
+void SyncReactor::End(grpc::Status status, const std::string& owner) {
+  if (!owner.empty()) context_->AddTrailingMetadata(net::kEdgeOwnerTrailer, owner);
+  Finish(std::move(status));
 }
 
 void SyncReactor::OnDone() {

@@ -5,6 +5,7 @@
 // locks and queues), and start the next read or write. Owned by gRPC: deleted in OnDone.
 
 #include <memory>
+#include <string>
 
 #include "common/net/peer_identity.h"
 #include "globalmanager/edgehub/session.h"
@@ -32,10 +33,11 @@ class SyncReactor final
 
   // SessionTransport
   void Write(const edge::v1::SyncResponse* message) override { StartWrite(message); }
-  void End(grpc::Status status) override { Finish(std::move(status)); }
+  void End(grpc::Status status, const std::string& owner) override;
 
  private:
   EdgeHub* const hub_;
+  grpc::CallbackServerContext* const context_;
   const std::shared_ptr<Session> session_;
   const net::PeerIdentity peer_;
   edge::v1::SyncRequest request_;

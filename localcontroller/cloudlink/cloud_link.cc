@@ -8,6 +8,7 @@
 #include "common/failpoint/failpoint.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
+#include "common/net/host_port.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "grpc/grpc.h"
@@ -17,6 +18,16 @@
 namespace nereid::lc {
 
 namespace v1 = edge::v1;
+
+namespace {
+
+// The host of HOST:PORT without brackets: the name the GM's certificate is verified against.
+std::string VerifiedName(const std::string& address) {
+  absl::StatusOr<net::HostPort> parsed = net::ParseHostPort(address);
+  return parsed.ok() ? parsed->host : address.substr(0, address.rfind(':'));
+}
+
+}  // namespace
 
 std::string_view LinkStateName(LinkState state) {
   switch (state) {
@@ -110,7 +121,7 @@ void CloudLink::RecordError(const std::string& error) {
   status_.last_error_at = clock_->Now();
 }
 
-std::unique_ptr<v1::EdgeSync::Stub> CloudLink::NewStub() {
+std::unique_ptr<v1::EdgeSync::Stub> CloudLink::NewStub(const std::string& address) {
   grpc::ChannelArguments args;
   net::ApplyClientKeepalive(options_.keepalive, args);
   // A fresh channel with its own subchannel per attempt: every attempt really dials, and our
@@ -119,8 +130,11 @@ std::unique_ptr<v1::EdgeSync::Stub> CloudLink::NewStub() {
   args.SetMaxReceiveMessageSize(64 << 20);
   if (!options_.server_name_override.empty()) {
     args.SetSslTargetNameOverride(options_.server_name_override);
+  } else if (address != options_.gm_address) {
+    // A replica's own address (a pod IP): it must prove the name the GM Service has, not the IP.
+    args.SetSslTargetNameOverride(VerifiedName(options_.gm_address));
   }
-  return v1::EdgeSync::NewStub(grpc::CreateCustomChannel(options_.gm_address, credentials_, args));
+  return v1::EdgeSync::NewStub(grpc::CreateCustomChannel(address, credentials_, args));
 }
 
 void CloudLink::Run() {
@@ -132,6 +146,7 @@ void CloudLink::Run() {
     const bool healthy = RunStream();
     absl::MutexLock lock(&mu_);
     if (stopping_) break;
+    if (!redirect_.empty()) continue;  // straight to the replica that serves us
     if (healthy) {
       backoff_.Reset();
       status_.consecutive_failures = 0;
@@ -151,6 +166,7 @@ void CloudLink::Run() {
 }
 
 bool CloudLink::RunStream() {
+  const std::string dialed = std::exchange(redirect_, std::string());  // "": the configured one
   in_flight_.clear();
   send_cursor_ = 0;  // everything still unacked goes out once more on this stream
   resend_at_ = absl::InfiniteFuture();
@@ -173,13 +189,15 @@ bool CloudLink::RunStream() {
   }
   for (v1::InventoryItem& item : *inventory) *h->add_inventory() = std::move(item);
 
-  std::unique_ptr<v1::EdgeSync::Stub> stub = NewStub();
+  const std::string& address = dialed.empty() ? options_.gm_address : dialed;
+  std::unique_ptr<v1::EdgeSync::Stub> stub = NewStub(address);
   LinkStream stream([this] { Wake(); }, static_cast<std::size_t>(options_.max_inbox));
   {
     absl::MutexLock lock(&mu_);
     status_.state = LinkState::kConnecting;
     status_.synced = false;
     ++status_.attempts;
+    status_.server = address;
   }
   stream.Start(stub.get(), std::move(hello));
 
@@ -246,8 +264,27 @@ bool CloudLink::RunStream() {
     } else {
       LOG(WARNING) << "cloud link: node " << options_.node_name << ": " << error;
     }
+    redirect_ = RedirectFrom(stream, dialed);
   }
   return healthy;
+}
+
+std::string CloudLink::RedirectFrom(const LinkStream& stream, const std::string& dialed) {
+  // One hop: a replica reached through a redirect that refuses us too sends us back to the
+  // configured address after the backoff, so replicas that disagree cannot bounce a node around.
+  if (!dialed.empty() || stream.status().error_code() != grpc::StatusCode::UNAVAILABLE) return "";
+  const std::string owner = stream.Trailer(net::kEdgeOwnerTrailer);
+  if (owner.empty()) return "";
+  if (!net::ParseHostPort(owner).ok() || owner == options_.gm_address) {
+    LOG(WARNING) << "cloud link: node " << options_.node_name << ": ignoring the GM's "
+                 << net::kEdgeOwnerTrailer << " \"" << owner << "\" (not another HOST:PORT)";
+    return "";
+  }
+  LOG(INFO) << "cloud link: node " << options_.node_name
+            << ": the GM replica serving this node is at " << owner << "; dialing it";
+  absl::MutexLock lock(&mu_);
+  ++status_.redirects;
+  return owner;
 }
 
 void CloudLink::HandleMessage(LinkStream& stream, const v1::SyncResponse& message,
@@ -260,11 +297,15 @@ void CloudLink::HandleMessage(LinkStream& stream, const v1::SyncResponse& messag
         LOG(WARNING) << "cloud link: the GM knows us as " << message.hello_reply().node_name()
                      << ", not " << options_.node_name;
       }
-      LOG(INFO) << "cloud link: node " << options_.node_name << ": connected to "
-                << options_.gm_address << " (" << message.hello_reply().gm_version() << ")";
-      absl::MutexLock lock(&mu_);
-      status_.state = LinkState::kConnected;
-      status_.last_connected = *established_at;
+      std::string server;
+      {
+        absl::MutexLock lock(&mu_);
+        status_.state = LinkState::kConnected;
+        status_.last_connected = *established_at;
+        server = status_.server;
+      }
+      LOG(INFO) << "cloud link: node " << options_.node_name << ": connected to " << server << " ("
+                << message.hello_reply().gm_version() << ")";
       return;
     }
     case v1::SyncResponse::kChange:

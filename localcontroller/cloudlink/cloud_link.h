@@ -80,6 +80,9 @@ struct LinkStatus {
   absl::Duration last_backoff;                           // the delay chosen for the current backoff
   absl::Time report_resend_at = absl::InfiniteFuture();  // after RETRY answers
   int attempts = 0;                                      // streams started
+  std::string server;  // the address the current (or last) stream dialed
+  // Streams refused by a GM replica that named the one serving this node, which was dialed next.
+  int redirects = 0;
   int consecutive_failures = 0;                          // since the last healthy stream
   uint64_t changes_applied = 0;
   uint64_t changes_nacked = 0;
@@ -118,7 +121,10 @@ class CloudLink {
   void HandleChange(LinkStream& stream, const edge::v1::Change& change);
   void HandleReportAck(const edge::v1::ReportAck& ack);
   void SendReports(LinkStream& stream);
-  std::unique_ptr<edge::v1::EdgeSync::Stub> NewStub();
+  // A channel to `address`, verified under the name the configured address is verified with.
+  std::unique_ptr<edge::v1::EdgeSync::Stub> NewStub(const std::string& address);
+  // The replica a refusing GM named in `stream`'s trailer, if it is to be followed ("" if not).
+  std::string RedirectFrom(const LinkStream& stream, const std::string& dialed);
   void Wake();
   void RecordError(const std::string& error);
 
@@ -134,6 +140,9 @@ class CloudLink {
   absl::flat_hash_set<uint64_t> in_flight_;
   uint64_t send_cursor_ = 0;  // highest seq handed to the stream (rewound to resend)
   absl::Time resend_at_ = absl::InfiniteFuture();
+  // Where the next stream goes instead of options_.gm_address, for one attempt: the replica
+  // serving this node, as a GM replica that refused the stream named it (no backoff before it).
+  std::string redirect_;
   // Set by a handler to end the current stream (local failure, protocol error).
   std::optional<std::string> abort_reason_;
 

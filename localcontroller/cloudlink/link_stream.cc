@@ -128,6 +128,13 @@ grpc::Status LinkStream::status() const {
   return status_;
 }
 
+std::string LinkStream::Trailer(std::string_view key) const {
+  // After OnDone gRPC has filled the trailers and no longer touches the context.
+  const auto& trailers = context_.GetServerTrailingMetadata();
+  const auto it = trailers.find(grpc::string_ref(key.data(), key.size()));
+  return it == trailers.end() ? std::string() : std::string(it->second.data(), it->second.size());
+}
+
 void LinkStream::AwaitDone() {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(&done_));

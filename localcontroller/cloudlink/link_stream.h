@@ -9,6 +9,8 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -34,6 +36,8 @@ class LinkStream final
   void Cancel();
   bool done() const;
   grpc::Status status() const;
+  // The server's trailing metadata `key` ("" if absent); only once done().
+  std::string Trailer(std::string_view key) const;
   // Blocks until gRPC is done with the stream (prompt after Cancel or once the call ended).
   void AwaitDone();
 

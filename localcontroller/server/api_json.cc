@@ -38,6 +38,8 @@ Json ToJson(const StatusInfo& s) {
         {"lastErrorTime", TimeJson(l.last_error_at)},
         {"nextAttemptTime", l.state == "backoff" ? TimeJson(l.next_attempt) : Json(nullptr)},
         {"attempts", l.attempts},
+        {"server", l.server.empty() ? Json(nullptr) : Json(l.server)},
+        {"redirects", l.redirects},
         {"changesApplied", l.changes_applied},
         {"changesNacked", l.changes_nacked},
         {"reportsSent", l.reports_sent},

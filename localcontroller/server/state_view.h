@@ -26,6 +26,8 @@ struct LinkInfo {
   std::string last_error;
   absl::Time next_attempt = absl::InfinitePast();
   int attempts = 0;
+  std::string server;  // the GM address the current (or last) stream dialed
+  int redirects = 0;   // streams sent on to the GM replica serving this node
   uint64_t changes_applied = 0;
   uint64_t changes_nacked = 0;
   uint64_t reports_sent = 0;

@@ -51,7 +51,7 @@ class RecordingTransport final : public gm::SessionTransport {
     written.push_back(*message);
     write_pending = true;
   }
-  void End(grpc::Status) override { ended = true; }
+  void End(grpc::Status, const std::string&) override { ended = true; }
   std::vector<v1::SyncResponse> written;
   bool write_pending = false;
   bool ended = false;

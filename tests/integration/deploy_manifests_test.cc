@@ -336,6 +336,7 @@ TEST_CASE("deploy: GlobalManager Deployment, config and Service") {
   CHECK(Has(c["args"], "--config=/etc/nereid/config/gm.yaml"));
   CHECK(At(EnvVar(c, "POD_NAME"), "valueFrom.fieldRef.fieldPath") == "metadata.name");
   CHECK(At(EnvVar(c, "POD_NAMESPACE"), "valueFrom.fieldRef.fieldPath") == "metadata.namespace");
+  CHECK(At(EnvVar(c, "POD_IP"), "valueFrom.fieldRef.fieldPath") == "status.podIP");
 
   // TLS from the Secret, read-only; config from the ConfigMap.
   CHECK(At(Volume(gm, "tls"), "secret.secretName") == "nereid-gm-tls");

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,13 +31,15 @@ std::string MicroTime(absl::Time t) {
 // One candidate with its own view of the API server and a record of its callbacks.
 struct Candidate {
   Candidate(FakeKubeClient* server, FakeClock* clock, std::string identity, double jitter = 0.0,
-            bool release_on_cancel = true)
+            bool release_on_cancel = true,
+            std::map<std::string, std::string> holder_annotations = {})
       : client(server), server(server) {
     LeaderElectionConfig config;
     config.lease_namespace = kNs;
     config.lease_name = kLease;
     config.identity = std::move(identity);
     config.release_on_cancel = release_on_cancel;
+    config.holder_annotations = std::move(holder_annotations);
     config.uniform01 = [jitter] { return jitter; };
     config.on_started_leading = [this] { ++started; };
     config.on_stopped_leading = [this] {
@@ -128,6 +131,36 @@ TEST_CASE("leader election: acquires a free lease and renews it every retry peri
   }
   CHECK(server.CountActions(Verb::kUpdate, "leases.coordination.k8s.io") == 3);
   CHECK(a.Leaders() == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("leader election: the holder's annotations travel with the Lease and leave on release",
+          "[leader]") {
+  constexpr char kAddress[] = "example.io/edge-address";
+  FakeClock clock;
+  FakeKubeClient server(&clock);
+  Candidate a(&server, &clock, "a", 0.0, true, {{kAddress, "10.0.0.1:7600"}});
+  Candidate b(&server, &clock, "b", 0.0, true, {{kAddress, "10.0.0.2:7600"}});
+  a.elector->Start();
+  REQUIRE(Eventually([&] { return a.elector->IsLeader(); }));
+  b.elector->Start();
+  AwaitParked({&a, &b});
+  CHECK(b.elector->GetLeader() == "a");
+  CHECK(b.elector->LeaderAnnotation(kAddress) == "10.0.0.1:7600");
+  CHECK(b.elector->LeaderAnnotation("example.io/other").empty());
+  clock.Advance(absl::Seconds(2));  // a renews: its annotation stays
+  AwaitParked({&a, &b});
+  CHECK(b.elector->LeaderAnnotation(kAddress) == "10.0.0.1:7600");
+
+  a.elector->Stop();  // releases: the Lease keeps no address of a replica that left
+  auto lease = server.Get(resources::Leases(), kNs, kLease);
+  REQUIRE(lease.ok());
+  CHECK_FALSE((*lease)["metadata"]["annotations"].contains(kAddress));
+  clock.Advance(absl::Seconds(2));  // b's next try finds the Lease free
+  REQUIRE(Eventually([&] { return b.elector->IsLeader(); }));
+  lease = server.Get(resources::Leases(), kNs, kLease);
+  REQUIRE(lease.ok());
+  CHECK((*lease)["metadata"]["annotations"][kAddress] == "10.0.0.2:7600");
+  CHECK(b.elector->LeaderAnnotation(kAddress) == "10.0.0.2:7600");
 }
 
 TEST_CASE("leader election: a leader that cannot renew stops leading at the renew deadline",

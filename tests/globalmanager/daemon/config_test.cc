@@ -301,5 +301,19 @@ TEST_CASE("ParseHostPort") {
   CHECK_FALSE(net::ParseHostPort("[::1]9000").ok());
 }
 
+TEST_CASE("edge advertise address: none by default, $POD_IP or a flag, the listen port added") {
+  CHECK(MustLoad(kTls).edge_advertise_address.empty());
+  CHECK(MustLoad(kTls, Env({{"POD_IP", "10.1.2.3"}})).edge_advertise_address == "10.1.2.3:9000");
+  CHECK(MustLoad(With({"--listen", "0.0.0.0:7600"}), Env({{"POD_IP", "fd00::7"}}))
+            .edge_advertise_address == "[fd00::7]:7600");
+  CHECK(MustLoad(With({"--edge-advertise-address", "gm-0.gm.sedna:9443"}),
+                 Env({{"POD_IP", "10.1.2.3"}}))
+            .edge_advertise_address == "gm-0.gm.sedna:9443");
+  ConfigFile file;
+  CHECK(MustLoad(With({"--config", file.Write("edgeAdvertiseAddress: gm-1.local\n")}))
+            .edge_advertise_address == "gm-1.local:9000");
+  CHECK(Has(ErrorOf(With({"--edge-advertise-address", "host:port"})), "--edge-advertise-address"));
+}
+
 }  // namespace
 }  // namespace nereid::gm

@@ -18,7 +18,7 @@ namespace v1 = edge::v1;
 class RecordingTransport final : public SessionTransport {
  public:
   void Write(const v1::SyncResponse* message) override { written.push_back(*message); }
-  void End(grpc::Status) override { ended = true; }
+  void End(grpc::Status, const std::string&) override { ended = true; }
 
   std::vector<v1::SyncResponse> written;
   bool ended = false;

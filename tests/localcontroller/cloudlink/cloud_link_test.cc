@@ -31,6 +31,16 @@ using fakes::Eventually;
 // Effects that cross threads and the network get longer than Eventually's default.
 constexpr absl::Duration kLinkWait = absl::Seconds(15);
 
+// `hub` served on 127.0.0.1 with the GM's test certificate (mTLS).
+std::unique_ptr<gm::EdgeHubServer> StartServer(gm::EdgeHub* hub) {
+  gm::EdgeHubServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.tls = TestCerts().ServerTls();
+  auto started = gm::EdgeHubServer::Start(hub, options);
+  REQUIRE(started.ok());
+  return std::move(*started);
+}
+
 // A GM edge hub on 127.0.0.1 with mTLS, and an LC link for node edge-a on a fake clock.
 struct Fixture {
   FakeReportHandler handler;
@@ -46,12 +56,7 @@ struct Fixture {
     hub_options.report_handler = &handler;
     hub_options.delivery_listener = &listener;
     hub = std::make_unique<gm::EdgeHub>(hub_options);
-    gm::EdgeHubServerOptions server_options;
-    server_options.listen = "127.0.0.1:0";
-    server_options.tls = TestCerts().ServerTls();
-    auto started = gm::EdgeHubServer::Start(hub.get(), server_options);
-    REQUIRE(started.ok());
-    server = std::move(*started);
+    server = StartServer(hub.get());
   }
   ~Fixture() {
     if (link) link->Stop();
@@ -359,6 +364,96 @@ TEST_CASE("a local store failure is not NACKed: the link drops the stream and re
   REQUIRE(f.WaitSynced());
   CHECK(f.store.Held() == std::vector<std::string>{"Dataset/default/ds@1"});
   CHECK(f.hub->metrics().changes_nacked().Value() == 0);
+}
+
+// A second GM replica on 127.0.0.1 with the same certificate: a standby that refuses streams
+// and may name the replica that serves the node.
+struct Replica {
+  FakeReportHandler handler;
+  std::unique_ptr<gm::EdgeHub> hub;
+  std::unique_ptr<gm::EdgeHubServer> server;
+
+  explicit Replica(const std::string& owner) {
+    gm::EdgeHub::Options options;
+    options.report_handler = &handler;
+    options.accept_streams = false;
+    hub = std::make_unique<gm::EdgeHub>(options);
+    hub->SetOwnerAddress(owner);
+    server = StartServer(hub.get());
+  }
+  ~Replica() { server->Stop(absl::Seconds(1)); }
+  std::string address() const { return "127.0.0.1:" + std::to_string(server->port()); }
+};
+
+TEST_CASE("a standby's owner trailer takes the node to the leader at once, verified as the "
+          "configured name; the next reconnect starts from the configured address again",
+          "[cloudlink][redirect]") {
+  Fixture f;  // the leader
+  REQUIRE(f.hub->Upsert("edge-a", Dataset("d", "1")).ok());
+  f.hub->MarkSynced();
+  const std::string leader = "127.0.0.1:" + std::to_string(f.server->port());
+  Replica standby(leader);
+  f.StartLink(f.Options(standby.address()));
+
+  REQUIRE(f.WaitSynced());  // no backoff in between: the fake clock never moved
+  LinkStatus status = f.link->status();
+  CHECK(status.server == leader);
+  CHECK(status.attempts == 2);
+  CHECK(status.redirects == 1);
+  CHECK(status.consecutive_failures == 0);
+  CHECK(f.store.Held() == std::vector<std::string>{"Dataset/default/d@1"});
+  CHECK(standby.hub->metrics().streams_redirected().Value() == 1);
+
+  // The leader goes away and the standby takes over: after the backoff the node dials its
+  // configured address and stays there.
+  f.server->Stop(absl::Seconds(0));
+  REQUIRE(standby.hub->Upsert("edge-a", Dataset("d", "2")).ok());
+  standby.hub->MarkSynced();
+  standby.hub->SetAcceptingStreams(true);
+  f.AdvanceThroughBackoff(2);
+  CHECK(Eventually([&] {
+    return f.link->status().synced &&
+           f.store.Held() == std::vector<std::string>{"Dataset/default/d@2"};
+  }, kLinkWait));
+  status = f.link->status();
+  CHECK(status.server == standby.address());
+  CHECK(status.attempts == 3);
+  CHECK(status.redirects == 1);
+}
+
+TEST_CASE("owner trailers are followed one hop at a time, and only when they name another "
+          "HOST:PORT", "[cloudlink][redirect]") {
+  Fixture f;
+  f.server->Stop(absl::Seconds(0));  // only the standbys below serve
+
+  SECTION("two standbys naming each other do not bounce the node") {
+    Replica b("");
+    Replica a(b.address());
+    b.hub->SetOwnerAddress(a.address());
+    f.StartLink(f.Options(a.address()));
+    f.AdvanceThroughBackoff(2);  // a, then b at once, then the backoff
+    LinkStatus status = f.link->status();
+    CHECK(status.server == b.address());
+    CHECK(status.redirects == 1);
+    f.AdvanceThroughBackoff(4);  // the third attempt went to a again, and on to b
+    CHECK(f.link->status().redirects == 2);
+    CHECK(a.hub->metrics().streams_redirected().Value() == 2);
+    CHECK(b.hub->metrics().streams_redirected().Value() == 2);
+  }
+  for (const bool malformed : {true, false}) {
+    DYNAMIC_SECTION((malformed ? "a malformed owner" : "the configured address itself")
+                    << " is not followed") {
+      Replica a("");
+      a.hub->SetOwnerAddress(malformed ? "not an address" : a.address());
+      f.StartLink(f.Options(a.address()));
+      f.AdvanceThroughBackoff(1);
+      LinkStatus status = f.link->status();
+      CHECK(status.redirects == 0);
+      CHECK(status.server == a.address());
+      CHECK(status.last_error.find("not the leader") != std::string::npos);
+      CHECK(a.hub->metrics().streams_redirected().Value() == 1);
+    }
+  }
 }
 
 TEST_CASE("the GM refusing our identity is reported as the link's error", "[cloudlink]") {
