@@ -219,6 +219,13 @@ def scenario(source_dir, work, podman, cluster):
     gm_container = f"{GM_POD}-globalmanager"
     probe_until_ok(gm_probes, "GM")
     check_container_settings(podman, gm_container, 65532, writable_mounts=[])
+    # The leader keeps its edge address (POD_IP, the edge port) on its Lease for the standbys.
+    edge_address = cluster.kubectl(["get", "lease", "nereid-gm", "-n", NAMESPACE, "-o",
+                                    "jsonpath={.metadata.annotations.nereid\\.io/edge-address}"])
+    if edge_address.strip() != "127.0.0.1:9000":
+        raise TestFailure(f"the GM's Lease names edge address {edge_address!r}, "
+                          "want 127.0.0.1:9000 (POD_IP and the edge port)")
+    log(f"the GM leads and its Lease names its edge hub: {edge_address.strip()}")
 
     # Two edge nodes: their PKI installed by deploy/install-node-pki.sh, then the DaemonSet's pod.
     lc_probes = {}

@@ -75,8 +75,10 @@ class KubeletStandin:
         for volume in spec.get("volumes", []):
             volumes.append(self._volume(volume, namespace, pod_volumes_dir, fs_group))
         automount = spec.get("automountServiceAccountToken", True)
+        # The pod runs on the host network of a stand-in node whose address is loopback: that is
+        # its status.podIP, as a kubelet reports the node's IP for a hostNetwork pod.
         field_values = {"metadata.name": name, "metadata.namespace": namespace,
-                        "spec.nodeName": self.node_name}
+                        "spec.nodeName": self.node_name, "status.podIP": "127.0.0.1"}
         probes = []
         for container in spec["containers"]:
             container["env"] = self._env(container.get("env", []), field_values,
