@@ -794,6 +794,13 @@ bool FanoutBench::Report(std::ostream& out) const {
     std::string curve;
     for (int64_t n : restart_->per_second) absl::StrAppend(&curve, curve.empty() ? "" : " ", n);
     out << "restart: resyncs per second after ready: " << curve << "\n";
+    out << absl::StrFormat(
+        "restart: the nodes opened %d streams, %d established; the new GM accepted %.0f "
+        "connections and closed %.0f unhandshaken (%.0f hung up, %.0f waited too long, %.0f "
+        "crowded out)\n",
+        restart_->streams_opened, restart_->streams_established, restart_->connections_accepted,
+        restart_->refused_peer_gone + restart_->refused_waited + restart_->refused_crowded,
+        restart_->refused_peer_gone, restart_->refused_waited, restart_->refused_crowded);
     out << "restart: the new GM's API requests until the last resync: " << requests << " ("
         << by_kind << ")\n";
   }

@@ -36,6 +36,8 @@ absl::StatusOr<RestartStorm> RestartGmAndAwaitResync(std::unique_ptr<testing::Su
 
   RestartStorm storm;
   const int64_t resynced_before = sim.tally().resyncs_done.load();
+  const int64_t opened_before = sim.tally().streams_opened.load();
+  const int64_t established_before = sim.tally().streams_established.load();
   const absl::Time stop_start = absl::Now();
   ASSIGN_OR_RETURN(storm.gm_exit, gm->Stop(absl::Seconds(60)));
   storm.stop_seconds = absl::ToDoubleSeconds(absl::Now() - stop_start);
@@ -72,7 +74,17 @@ absl::StatusOr<RestartStorm> RestartGmAndAwaitResync(std::unique_ptr<testing::Su
     if (last >= nodes) storm.resync_seconds = absl::ToDoubleSeconds(now - ready);
   }
   storm.per_second.push_back(last - at_second_start);
+  storm.streams_opened = sim.tally().streams_opened.load() - opened_before;
+  storm.streams_established = sim.tally().streams_established.load() - established_before;
   ASSIGN_OR_RETURN(storm.gm_requests, FetchApiRequestCounts(api_port, kGmUserAgent));
+  ASSIGN_OR_RETURN(std::string metrics, FetchMetrics(storm.http_port));
+  storm.connections_accepted = MetricValue(metrics, "nereid_edgehub_connections_accepted_total");
+  storm.refused_peer_gone = MetricValue(metrics, "nereid_edgehub_connections_refused_total",
+                                        {"reason=\"peer_gone\""});
+  storm.refused_waited = MetricValue(metrics, "nereid_edgehub_connections_refused_total",
+                                     {"reason=\"waited\""});
+  storm.refused_crowded = MetricValue(metrics, "nereid_edgehub_connections_refused_total",
+                                      {"reason=\"crowded\""});
   return storm;
 }
 

@@ -28,6 +28,17 @@ struct RestartStorm {
   double resync_seconds = 0;        // new GM ready -> the last node's ResyncDone
   std::vector<int64_t> per_second;  // resyncs in each second after the new GM was ready
   ApiRequestCounts gm_requests;     // the new GM's, from its start to the last resync
+  // From the old GM's stop to the last resync: the nodes' attempts to open a stream, and those
+  // that got a HelloReply.
+  int64_t streams_opened = 0;
+  int64_t streams_established = 0;
+  // The new GM's edge port (its /metrics): connections accepted, and closed before their
+  // handshake because the node had hung up, the connection waited too long or newer ones
+  // crowded it out of a full line.
+  double connections_accepted = 0;
+  double refused_peer_gone = 0;
+  double refused_waited = 0;
+  double refused_crowded = 0;
 };
 
 // Restarts `gm` (replaced by the new process; `options` is how it was started, with its

@@ -19,7 +19,8 @@
 // plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
 //   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
 //   edgeAdvertiseAddress,
-//   controllerWorkers, reportWorkers, maxHeldReports, kubeAPIQPS, kubeAPIBurst, logLevel,
+//   controllerWorkers, reportWorkers, maxHeldReports, edgeMaxPendingHandshakes,
+//   edgeMaxConnectionWaitSeconds, kubeAPIQPS, kubeAPIBurst, logLevel,
 //   edgeKeepalive: {time, timeout, minClientPingInterval}.
 // Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
 // ("15s", "1m30s") or integer seconds.
@@ -95,6 +96,12 @@ struct GmConfig {
   // Edge reports of all nodes held (waiting or being written); beyond it, or beyond a node's fair
   // share of it, a report is answered RETRY and stays in the LC's outbox.
   int64_t max_held_reports = 16'384;
+  // Edge connections in their TLS handshake at once; the rest wait their turn, and one that waited
+  // longer than edge_max_connection_wait_seconds, or whose node hung up, is closed unhandshaken
+  // (globalmanager/edgehub/connection_gate.h). 0: gRPC's own listener, which handshakes every
+  // connection at once.
+  int64_t edge_max_pending_handshakes = 256;
+  int64_t edge_max_connection_wait_seconds = 10;
   // Client-side rate limit towards the Kubernetes API (0 = none). Status writes from edge reports
   // dominate; at RestClient's 50 qps a 1,000-node fleet's reports queue for minutes
   // (bench/RESULTS.md, GM fan-out). The API server's own priority and fairness still applies.

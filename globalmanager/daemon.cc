@@ -124,6 +124,8 @@ absl::Status Daemon::Start() {
   server.listen = config_.listen;
   server.tls = config_.tls;
   server.keepalive = config_.edge_keepalive;
+  server.handshakes.max_pending = static_cast<std::size_t>(config_.edge_max_pending_handshakes);
+  server.handshakes.max_wait = absl::Seconds(config_.edge_max_connection_wait_seconds);
   absl::StatusOr<std::unique_ptr<EdgeHubServer>> hub_server = EdgeHubServer::Start(hub_.get(), server);
   if (!hub_server.ok()) {
     Stop();

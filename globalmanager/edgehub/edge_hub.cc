@@ -208,6 +208,7 @@ EdgeHub::NodeStatus EdgeHub::StatusOfLocked(const std::string& node, const NodeS
 
 grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
     grpc::CallbackServerContext* context) {
+  if (stream_opened_) stream_opened_(context->peer());
   uint64_t id;
   {
     absl::MutexLock lock(&mu_);

@@ -20,6 +20,7 @@
 // gRPC, the ReportHandler or the DeliveryListener. Lock order: mu_ -> Session::mu_.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -110,6 +111,12 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // replica that serves them, in the trailer net::kEdgeOwnerTrailer); "" for no hint.
   void SetOwnerAddress(std::string address);
 
+  // Told gRPC's peer URI of every stream as it opens (EdgeHubServer's connection gate). Set it
+  // before serving and clear it after the server has stopped.
+  void SetStreamOpenedListener(std::function<void(std::string_view peer)> listener) {
+    stream_opened_ = std::move(listener);
+  }
+
   std::vector<NodeStatus> Nodes() const;
   NodeStatus Node(std::string_view node) const;
   HubMetrics& metrics() { return metrics_; }
@@ -180,6 +187,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
 
   const Options options_;
   HubMetrics metrics_;
+  std::function<void(std::string_view peer)> stream_opened_;
   std::shared_ptr<Liveness> liveness_;
 
   mutable absl::Mutex mu_;

@@ -44,6 +44,33 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                                  "with the address of the one that does")
                              .Register(r)
                              .Add({});
+  connections_accepted_ = &prometheus::BuildCounter()
+                               .Name("nereid_edgehub_connections_accepted_total")
+                               .Help("Connections accepted on the edge port")
+                               .Register(r)
+                               .Add({});
+  accept_failures_ = &prometheus::BuildCounter()
+                          .Name("nereid_edgehub_accept_failures_total")
+                          .Help(
+                              "accept() on the edge port failed for want of descriptors or memory; "
+                              "the port pauses 100 ms and accepts again")
+                          .Register(r)
+                          .Add({});
+  auto& connections_refused =
+      prometheus::BuildCounter()
+          .Name("nereid_edgehub_connections_refused_total")
+          .Help(
+              "Connections closed before their TLS handshake: the node had hung up (peer_gone), "
+              "the connection waited too long for a handshake slot (waited) or newer ones "
+              "crowded it out of a full line (crowded)")
+          .Register(r);
+  connections_refused_peer_gone_ = &connections_refused.Add({{"reason", "peer_gone"}});
+  connections_refused_waited_ = &connections_refused.Add({{"reason", "waited"}});
+  connections_refused_crowded_ = &connections_refused.Add({{"reason", "crowded"}});
+  connections_waiting_ = gauge("nereid_edgehub_connections_waiting",
+                               "Accepted connections waiting for a handshake slot");
+  handshakes_pending_ = gauge("nereid_edgehub_handshakes_pending",
+                              "Connections handed to the TLS handshake that carry no stream yet");
   auto& reports = prometheus::BuildCounter()
                       .Name("nereid_edgehub_reports_total")
                       .Help("Upstream status reports answered, by result")

@@ -32,6 +32,17 @@ class HubMetrics {
   prometheus::Counter& sessions_replaced() { return *sessions_replaced_; }
   // Streams refused with the address of the replica that serves the node.
   prometheus::Counter& streams_redirected() { return *streams_redirected_; }
+  // The edge port's listener (connection_gate.h): connections accepted; refused before their
+  // handshake because the node hung up, they waited too long or newer ones crowded them out of a
+  // full line; waiting for a handshake slot; handed to gRPC and not yet carrying a stream.
+  prometheus::Counter& connections_accepted() { return *connections_accepted_; }
+  // accept() on the edge port failed for want of descriptors or memory (the gate pauses, retries).
+  prometheus::Counter& accept_failures() { return *accept_failures_; }
+  prometheus::Counter& connections_refused_peer_gone() { return *connections_refused_peer_gone_; }
+  prometheus::Counter& connections_refused_waited() { return *connections_refused_waited_; }
+  prometheus::Counter& connections_refused_crowded() { return *connections_refused_crowded_; }
+  prometheus::Gauge& connections_waiting() { return *connections_waiting_; }
+  prometheus::Gauge& handshakes_pending() { return *handshakes_pending_; }
   prometheus::Counter& reports_accepted() { return *reports_accepted_; }
   prometheus::Counter& reports_rejected() { return *reports_rejected_; }
   prometheus::Counter& reports_retry() { return *reports_retry_; }
@@ -63,6 +74,13 @@ class HubMetrics {
   prometheus::Counter* streams_redirected_;
   prometheus::Counter* refused_identities_;
   prometheus::Counter* sessions_replaced_;
+  prometheus::Counter* connections_accepted_;
+  prometheus::Counter* accept_failures_;
+  prometheus::Counter* connections_refused_peer_gone_;
+  prometheus::Counter* connections_refused_waited_;
+  prometheus::Counter* connections_refused_crowded_;
+  prometheus::Gauge* connections_waiting_;
+  prometheus::Gauge* handshakes_pending_;
   prometheus::Counter* reports_accepted_;
   prometheus::Counter* reports_rejected_;
   prometheus::Counter* reports_retry_;

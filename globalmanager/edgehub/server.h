@@ -10,9 +10,11 @@
 #include "absl/time/time.h"
 #include "common/net/keepalive.h"
 #include "common/net/tls.h"
+#include "globalmanager/edgehub/connection_gate.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/idle_stream_args.h"
 #include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
 
 namespace nereid::gm {
 
@@ -22,6 +24,10 @@ struct EdgeHubServerOptions {
   net::TlsOptions tls;  // --tls-ca --tls-cert --tls-key, or --insecure
   net::KeepaliveOptions keepalive;
   IdleStreamOptions idle_streams;
+  // How many connections handshake at once, and how long one may wait for its turn
+  // (connection_gate.h). max_pending 0: gRPC's own listener, which handshakes every connection at
+  // once.
+  HandshakeAdmissionOptions handshakes;
   // A Hello carries the node's whole inventory.
   int max_receive_message_bytes = 64 << 20;
 };
@@ -42,9 +48,14 @@ class EdgeHubServer {
   int port() const { return port_; }
 
  private:
-  EdgeHubServer(EdgeHub* hub, std::unique_ptr<grpc::Server> server, int port);
+  EdgeHubServer(EdgeHub* hub, std::unique_ptr<ConnectionGate> gate,
+                std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor,
+                std::unique_ptr<grpc::Server> server, int port);
 
   EdgeHub* hub_;
+  // The gate hands its connections to the acceptor; both are null with gRPC's own listener.
+  std::unique_ptr<ConnectionGate> gate_;
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;
   int port_;
   bool stopped_ = false;
