@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -38,9 +39,26 @@ constexpr absl::Duration kSweepInterval = absl::Seconds(1);
 
 std::string ErrnoText(int error) { return std::strerror(error); }
 
-bool PeerHungUp(int fd) {
-  pollfd pfd{fd, POLLRDHUP, 0};
-  return ::poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+HandshakeAdmission::Peer ProbePeer(int fd) {
+  pollfd pfd{fd, POLLIN | POLLRDHUP, 0};
+  if (::poll(&pfd, 1, 0) <= 0) return HandshakeAdmission::Peer::kSilent;
+  if ((pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return HandshakeAdmission::Peer::kGone;
+  return (pfd.revents & POLLIN) != 0 ? HandshakeAdmission::Peer::kSent
+                                     : HandshakeAdmission::Peer::kSilent;
+}
+
+// The kernel's cap on a listen backlog (what gRPC asks for), else glibc's SOMAXCONN.
+int ListenBacklog() {
+  std::ifstream file("/proc/sys/net/core/somaxconn");
+  int value = 0;
+  return file >> value && value > 0 ? value : SOMAXCONN;
+}
+
+bool IsUnspecified(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in&>(address).sin_addr.s_addr == htonl(INADDR_ANY);
+  }
+  return IN6_IS_ADDR_UNSPECIFIED(&reinterpret_cast<const sockaddr_in6&>(address).sin6_addr);
 }
 
 void SetPort(sockaddr_storage& address, int port) {
@@ -74,7 +92,7 @@ absl::StatusOr<int> ListenOn(sockaddr_storage address, int port, bool dual_stack
   const socklen_t length =
       address.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), length) != 0 ||
-      ::listen(fd, SOMAXCONN) != 0) {
+      ::listen(fd, ListenBacklog()) != 0) {
     const int error = errno;
     ::close(fd);
     return absl::UnavailableError(absl::StrCat(
@@ -83,22 +101,10 @@ absl::StatusOr<int> ListenOn(sockaddr_storage address, int port, bool dual_stack
   return fd;
 }
 
-// The addresses to listen on for `host`: the IPv6 wildcard (dual stack) then the IPv4 one for an
-// unspecified host, else what the resolver says.
+// The addresses to listen on for `host`: what the resolver says, or, when that is the unspecified
+// address in any spelling (0.0.0.0, ::, 0), the IPv6 wildcard (dual stack) then the IPv4 one.
 absl::StatusOr<std::vector<sockaddr_storage>> ListenAddresses(const std::string& host,
                                                               bool* unspecified) {
-  *unspecified = host == "0.0.0.0" || host == "::";
-  std::vector<sockaddr_storage> addresses;
-  if (*unspecified) {
-    sockaddr_storage v6{};
-    reinterpret_cast<sockaddr_in6&>(v6).sin6_family = AF_INET6;
-    reinterpret_cast<sockaddr_in6&>(v6).sin6_addr = in6addr_any;
-    sockaddr_storage v4{};
-    reinterpret_cast<sockaddr_in&>(v4).sin_family = AF_INET;
-    reinterpret_cast<sockaddr_in&>(v4).sin_addr.s_addr = htonl(INADDR_ANY);
-    addresses = {v6, v4};
-    return addresses;
-  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -107,10 +113,13 @@ absl::StatusOr<std::vector<sockaddr_storage>> ListenAddresses(const std::string&
     return absl::InvalidArgumentError(
         absl::StrCat("cannot resolve \"", host, "\": ", ::gai_strerror(error)));
   }
+  std::vector<sockaddr_storage> addresses;
+  *unspecified = false;
   for (const addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
     if (entry->ai_family != AF_INET && entry->ai_family != AF_INET6) continue;
     sockaddr_storage address{};
     std::memcpy(&address, entry->ai_addr, entry->ai_addrlen);
+    *unspecified = *unspecified || IsUnspecified(address);
     const bool seen = std::any_of(addresses.begin(), addresses.end(), [&](const auto& other) {
       return PeerAddressKey(reinterpret_cast<const sockaddr*>(&other)) ==
              PeerAddressKey(reinterpret_cast<const sockaddr*>(&address));
@@ -118,6 +127,15 @@ absl::StatusOr<std::vector<sockaddr_storage>> ListenAddresses(const std::string&
     if (!seen) addresses.push_back(address);
   }
   ::freeaddrinfo(found);
+  if (*unspecified) {
+    sockaddr_storage v6{};
+    reinterpret_cast<sockaddr_in6&>(v6).sin6_family = AF_INET6;
+    reinterpret_cast<sockaddr_in6&>(v6).sin6_addr = in6addr_any;
+    sockaddr_storage v4{};
+    reinterpret_cast<sockaddr_in&>(v4).sin_family = AF_INET;
+    reinterpret_cast<sockaddr_in&>(v4).sin_addr.s_addr = htonl(INADDR_ANY);
+    addresses = {v6, v4};
+  }
   return addresses;
 }
 
@@ -149,8 +167,14 @@ std::string PeerAddressKeyFromUri(std::string_view uri) {
   } else {
     return "";
   }
-  const std::string text = absl::StrReplaceAll(
+  std::string text = absl::StrReplaceAll(
       ToAbsl(rest), {{"%5B", "["}, {"%5b", "["}, {"%5D", "]"}, {"%5d", "]"}});
+  // A link-local peer's scope ("[fe80::1%eth0]", "%25eth0" escaped): the accepted socket's key
+  // has none.
+  if (const size_t scope = text.find('%'), close = text.find(']');
+      scope != std::string::npos && close != std::string::npos && scope < close) {
+    text.erase(scope, close - scope);
+  }
   absl::StatusOr<net::HostPort> host_port = net::ParseHostPort(text);
   if (!host_port.ok()) return "";
   sockaddr_storage address{};
@@ -168,7 +192,8 @@ std::string PeerAddressKeyFromUri(std::string_view uri) {
 }
 
 absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
-    const std::string& listen, HandshakeAdmissionOptions options, HubMetrics* metrics) {
+    const std::string& listen, HandshakeAdmissionOptions options, absl::Duration tcp_user_timeout,
+    HubMetrics* metrics) {
   if (options.max_pending == 0) {
     return absl::InvalidArgumentError("edge connection gate: max_pending must be at least 1");
   }
@@ -196,20 +221,28 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
     if (port == 0) port = PortOf(*fd);  // the others take the same port
   }
   if (listeners.empty()) return last_error;
+  if (!unspecified && listeners.size() < addresses->size()) {
+    LOG(WARNING) << "edge hub: " << listen << " names " << addresses->size()
+                 << " addresses, listening on " << listeners.size() << " (" << last_error.message()
+                 << ")";
+  }
   const int wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd < 0) {
     for (int fd : listeners) ::close(fd);
     return absl::ResourceExhaustedError(absl::StrCat("eventfd: ", ErrnoText(errno)));
   }
-  return std::unique_ptr<ConnectionGate>(
-      new ConnectionGate(std::move(listeners), port, wake_fd, options, metrics));
+  return std::unique_ptr<ConnectionGate>(new ConnectionGate(
+      std::move(listeners), port, wake_fd,
+      static_cast<int>(absl::ToInt64Milliseconds(tcp_user_timeout)), options, metrics));
 }
 
 ConnectionGate::ConnectionGate(std::vector<int> listeners, int port, int wake_fd,
-                               HandshakeAdmissionOptions options, HubMetrics* metrics)
+                               int tcp_user_timeout_ms, HandshakeAdmissionOptions options,
+                               HubMetrics* metrics)
     : listeners_(std::move(listeners)),
       port_(port),
       wake_fd_(wake_fd),
+      tcp_user_timeout_ms_(tcp_user_timeout_ms),
       metrics_(metrics),
       admission_(options) {}
 
@@ -301,10 +334,10 @@ void ConnectionGate::Run() {
     {
       absl::MutexLock lock(&mu_);
       if (absl::Now() >= next_sweep) {
-        decisions = admission_.Sweep(absl::Now(), PeerHungUp);
+        decisions = admission_.Sweep(absl::Now(), ProbePeer);
         next_sweep = absl::Now() + kSweepInterval;
       }
-      for (auto& next : admission_.Next(absl::Now(), PeerHungUp)) {
+      for (auto& next : admission_.Next(absl::Now(), ProbePeer)) {
         decisions.push_back(std::move(next));
       }
       metrics_->connections_waiting().Set(static_cast<double>(admission_.queued()));
@@ -337,8 +370,13 @@ bool ConnectionGate::AcceptAll(int listener) {
       LOG(WARNING) << "edge hub: accept on the edge port failed: " << ErrnoText(error);
       return true;
     }
+    // What gRPC's own listener sets on an accepted socket (tcp_server_utils_posix_common.cc).
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (tcp_user_timeout_ms_ > 0) {
+      ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &tcp_user_timeout_ms_,
+                   sizeof(tcp_user_timeout_ms_));
+    }
     metrics_->connections_accepted().Increment();
     std::optional<HandshakeAdmission::Decision> crowded_out;
     {

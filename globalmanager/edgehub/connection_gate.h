@@ -43,11 +43,13 @@ class ConnectionGate {
   // `fd` from then on.
   using HandOver = std::function<void(int listener_fd, int fd)>;
 
-  // Listens on every address `listen` (HOST:PORT) names; an unspecified host (0.0.0.0, ::) listens
-  // on IPv6 and IPv4 where the host has both, as gRPC does. Port 0 picks a free port, the same for
-  // every address. Accepts nothing until Start.
+  // Listens on every address `listen` (HOST:PORT) names; the unspecified address (0.0.0.0, ::)
+  // listens on IPv6 and IPv4 where the host has both, as gRPC does. Port 0 picks a free port, the
+  // same for every address. Accepted sockets get TCP_USER_TIMEOUT `tcp_user_timeout` (the edge
+  // keepalive's timeout, as gRPC's listener sets it; zero: none). Accepts nothing until Start.
   static absl::StatusOr<std::unique_ptr<ConnectionGate>> Listen(const std::string& listen,
                                                                 HandshakeAdmissionOptions options,
+                                                                absl::Duration tcp_user_timeout,
                                                                 HubMetrics* metrics);
   ~ConnectionGate();
   ConnectionGate(const ConnectionGate&) = delete;
@@ -64,7 +66,7 @@ class ConnectionGate {
   void Stop();
 
  private:
-  ConnectionGate(std::vector<int> listeners, int port, int wake_fd,
+  ConnectionGate(std::vector<int> listeners, int port, int wake_fd, int tcp_user_timeout_ms,
                  HandshakeAdmissionOptions options, HubMetrics* metrics);
 
   void Run();
@@ -79,6 +81,7 @@ class ConnectionGate {
   const std::vector<int> listeners_;
   const int port_;
   const int wake_fd_;  // eventfd: a slot freed, or Stop
+  const int tcp_user_timeout_ms_;
   HubMetrics* const metrics_;
   HandOver hand_over_;
   std::thread thread_;

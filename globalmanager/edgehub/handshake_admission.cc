@@ -13,26 +13,30 @@ std::optional<HandshakeAdmission::Decision> HandshakeAdmission::Queue(Connection
   return oldest;
 }
 
-std::vector<HandshakeAdmission::Decision> HandshakeAdmission::Next(
-    absl::Time now, const std::function<bool(int fd)>& peer_gone) {
+std::vector<HandshakeAdmission::Decision> HandshakeAdmission::Next(absl::Time now,
+                                                                  const Probe& probe) {
   ForgetExpired(now);
   std::vector<Decision> decisions;
   while (!queue_.empty() && pending_.size() < options_.max_pending) {
     Connection connection = std::move(queue_.back());
     queue_.pop_back();
-    const Verdict verdict = Judge(connection, now, peer_gone);
-    if (verdict == Verdict::kHandOver) pending_[connection.peer] = now + options_.pending_timeout;
+    const Peer peer = probe(connection.fd);
+    const Verdict verdict = Judge(connection, now, peer);
+    if (verdict == Verdict::kHandOver) {
+      pending_[connection.peer] =
+          now + (peer == Peer::kSent ? options_.pending_timeout : options_.silent_pending_timeout);
+    }
     decisions.push_back(Decision{std::move(connection), verdict});
   }
   return decisions;
 }
 
-std::vector<HandshakeAdmission::Decision> HandshakeAdmission::Sweep(
-    absl::Time now, const std::function<bool(int fd)>& peer_gone) {
+std::vector<HandshakeAdmission::Decision> HandshakeAdmission::Sweep(absl::Time now,
+                                                                   const Probe& probe) {
   std::vector<Decision> refused;
   std::deque<Connection> kept;
   for (Connection& connection : queue_) {
-    const Verdict verdict = Judge(connection, now, peer_gone);
+    const Verdict verdict = Judge(connection, now, probe(connection.fd));
     if (verdict == Verdict::kHandOver) {
       kept.push_back(std::move(connection));
     } else {
@@ -43,11 +47,10 @@ std::vector<HandshakeAdmission::Decision> HandshakeAdmission::Sweep(
   return refused;
 }
 
-HandshakeAdmission::Verdict HandshakeAdmission::Judge(
-    const Connection& connection, absl::Time now,
-    const std::function<bool(int fd)>& peer_gone) const {
+HandshakeAdmission::Verdict HandshakeAdmission::Judge(const Connection& connection,
+                                                     absl::Time now, Peer peer) const {
+  if (peer == Peer::kGone) return Verdict::kPeerGone;
   if (now - connection.accepted > options_.max_wait) return Verdict::kWaitedTooLong;
-  if (peer_gone(connection.fd)) return Verdict::kPeerGone;
   return Verdict::kHandOver;
 }
 

@@ -5,7 +5,9 @@
 //
 // A connection waits here until fewer than `max_pending` handed-over connections are still
 // handshaking. A handed-over connection counts as handshaking until a stream arrives from its
-// address (StreamOpened) or `pending_timeout` passes (a failed handshake opens no stream). When its
+// address (StreamOpened) or `pending_timeout` passes (a failed handshake opens no stream); one
+// whose node had sent nothing yet counts only for `silent_pending_timeout`, so connections that
+// never speak (a port scan, a load balancer's TCP check, a flood) cannot hold the slots. When its
 // turn comes, a connection whose node hung up meanwhile, or that waited longer than `max_wait`,
 // is refused instead: handshaking it would only spend the CPU that the connections behind it need
 // to finish within their nodes' connect deadline.
@@ -38,6 +40,8 @@ struct HandshakeAdmissionOptions {
   // its turn has too little of it left to be worth a handshake.
   absl::Duration max_wait = absl::Seconds(10);
   absl::Duration pending_timeout = absl::Seconds(5);
+  // For a connection whose first bytes (a TLS ClientHello) had not arrived when it was handed over.
+  absl::Duration silent_pending_timeout = absl::Milliseconds(500);
   // Accepted connections waiting, each holding a descriptor; a new one beyond it pushes the
   // oldest out.
   std::size_t max_waiting = 4096;
@@ -52,6 +56,9 @@ class HandshakeAdmission {
     absl::Time accepted;
   };
   enum class Verdict { kHandOver, kPeerGone, kWaitedTooLong, kCrowdedOut };
+  // What a look at the socket says of the node at the other end.
+  enum class Peer { kGone, kSilent, kSent };
+  using Probe = std::function<Peer(int fd)>;
   struct Decision {
     Connection connection;
     Verdict verdict;
@@ -63,13 +70,13 @@ class HandshakeAdmission {
   std::optional<Decision> Queue(Connection connection);
 
   // Takes every connection whose turn has come at `now`, newest first: the ones handed over (now
-  // counted as handshaking) and the ones refused. `peer_gone(fd)` says whether the node has
-  // closed its side. Handshakes past their timeout are forgotten first.
-  std::vector<Decision> Next(absl::Time now, const std::function<bool(int fd)>& peer_gone);
+  // counted as handshaking) and the ones refused. `probe(fd)` looks at the socket. Handshakes
+  // past their timeout are forgotten first.
+  std::vector<Decision> Next(absl::Time now, const Probe& probe);
 
   // Refuses every waiting connection that hung up or waited too long, wherever it is in line, so
   // it gives back its descriptor before its turn.
-  std::vector<Decision> Sweep(absl::Time now, const std::function<bool(int fd)>& peer_gone);
+  std::vector<Decision> Sweep(absl::Time now, const Probe& probe);
 
   // A stream arrived from `peer`: its connection has finished its handshake.
   void StreamOpened(std::string_view peer) { pending_.erase(ToAbsl(peer)); }
@@ -86,9 +93,8 @@ class HandshakeAdmission {
 
  private:
   void ForgetExpired(absl::Time now);
-  // kHandOver when the connection may still go on.
-  Verdict Judge(const Connection& connection, absl::Time now,
-                const std::function<bool(int fd)>& peer_gone) const;
+  // kHandOver when the connection may still go on; `peer` is the probe's answer.
+  Verdict Judge(const Connection& connection, absl::Time now, Peer peer) const;
 
   const HandshakeAdmissionOptions options_;
   std::deque<Connection> queue_;

@@ -17,8 +17,8 @@ absl::StatusOr<std::unique_ptr<EdgeHubServer>> EdgeHubServer::Start(
   std::unique_ptr<ConnectionGate> gate;
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor;
   if (options.handshakes.max_pending > 0) {
-    ASSIGN_OR_RETURN(gate,
-                     ConnectionGate::Listen(options.listen, options.handshakes, &hub->metrics()));
+    ASSIGN_OR_RETURN(gate, ConnectionGate::Listen(options.listen, options.handshakes,
+                                                  options.keepalive.timeout, &hub->metrics()));
     port = gate->port();
     acceptor = builder.experimental().AddExternalConnectionAcceptor(
         grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, creds);

@@ -2,14 +2,13 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +80,13 @@ struct HandedOver {
     absl::MutexLock lock(&mu);
     return fds.size();
   }
+  int TcpUserTimeoutMs(std::size_t i) {
+    absl::MutexLock lock(&mu);
+    int value = -1;
+    socklen_t length = sizeof(value);
+    REQUIRE(::getsockopt(fds.at(i), IPPROTO_TCP, TCP_USER_TIMEOUT, &value, &length) == 0);
+    return value;
+  }
   std::string PeerUri(std::size_t i) {
     absl::MutexLock lock(&mu);
     sockaddr_storage peer{};
@@ -116,6 +122,8 @@ TEST_CASE("peer address keys agree between sockets and gRPC's peer URIs", "[edge
   CHECK(PeerAddressKeyFromUri("ipv6:%5B::1%5D:5000") == "[::1]:5000");
   CHECK(PeerAddressKeyFromUri("ipv6:[0:0::1]:5000") == "[::1]:5000");
   CHECK(PeerAddressKeyFromUri("ipv6:[::ffff:10.0.0.7]:80") == "10.0.0.7:80");
+  CHECK(PeerAddressKeyFromUri("ipv6:[fe80::1%eth0]:80") == "[fe80::1]:80");  // the scope goes
+  CHECK(PeerAddressKeyFromUri("ipv6:%5Bfe80::1%25eth0%5D:80") == "[fe80::1]:80");
   CHECK(PeerAddressKeyFromUri("unix:/run/gm.sock").empty());
   CHECK(PeerAddressKeyFromUri("ipv4:not-an-address:1").empty());
 
@@ -129,17 +137,21 @@ TEST_CASE("peer address keys agree between sockets and gRPC's peer URIs", "[edge
 TEST_CASE("the gate hands over one connection per slot, newest first, and refuses hung-up ones",
           "[edgehub]") {
   HubMetrics metrics(nullptr);
-  auto gate = ConnectionGate::Listen(
-      "127.0.0.1:0",
-      {.max_pending = 1, .max_wait = absl::Seconds(60), .pending_timeout = absl::Seconds(60)},
-      &metrics);
+  HandedOver handed;  // outlives the gate's thread
+  // These clients never speak: only the slot's own timeouts, long here, or a stream free it.
+  auto gate = ConnectionGate::Listen("127.0.0.1:0",
+                                     {.max_pending = 1,
+                                      .max_wait = absl::Seconds(60),
+                                      .pending_timeout = absl::Seconds(60),
+                                      .silent_pending_timeout = absl::Seconds(60)},
+                                     absl::Seconds(7), &metrics);
   REQUIRE(gate.ok());
-  HandedOver handed;
   (*gate)->Start(handed.Recorder());
 
   RawClient first((*gate)->port());
   REQUIRE(Eventually([&] { return handed.size() == 1; }));
   CHECK(handed.PeerUri(0) == first.PeerUri());
+  CHECK(handed.TcpUserTimeoutMs(0) == 7000);  // as gRPC's listener sets it: the keepalive timeout
 
   RawClient gone((*gate)->port());
   RawClient waiting((*gate)->port());
@@ -164,12 +176,14 @@ TEST_CASE("the gate hands over one connection per slot, newest first, and refuse
 
 TEST_CASE("a connection that waited past max_wait is closed unhandshaken", "[edgehub]") {
   HubMetrics metrics(nullptr);
-  auto gate = ConnectionGate::Listen(
-      "127.0.0.1:0",
-      {.max_pending = 1, .max_wait = absl::Seconds(1), .pending_timeout = absl::Seconds(3)},
-      &metrics);
+  HandedOver handed;  // outlives the gate's thread
+  auto gate = ConnectionGate::Listen("127.0.0.1:0",
+                                     {.max_pending = 1,
+                                      .max_wait = absl::Seconds(1),
+                                      .pending_timeout = absl::Seconds(3),
+                                      .silent_pending_timeout = absl::Seconds(3)},
+                                     absl::ZeroDuration(), &metrics);
   REQUIRE(gate.ok());
-  HandedOver handed;
   (*gate)->Start(handed.Recorder());
 
   RawClient first((*gate)->port());  // handed over; never opens a stream
@@ -183,14 +197,16 @@ TEST_CASE("a connection that waited past max_wait is closed unhandshaken", "[edg
 
 TEST_CASE("the gate refuses a listen address it cannot use", "[edgehub]") {
   HubMetrics metrics(nullptr);
-  CHECK(ConnectionGate::Listen("127.0.0.1", {}, &metrics).status().code() ==
+  const absl::Duration none = absl::ZeroDuration();
+  CHECK(ConnectionGate::Listen("127.0.0.1", {}, none, &metrics).status().code() ==
         absl::StatusCode::kInvalidArgument);
-  CHECK(ConnectionGate::Listen("127.0.0.1:0", {.max_pending = 0}, &metrics).status().code() ==
-        absl::StatusCode::kInvalidArgument);
-  auto taken = ConnectionGate::Listen("127.0.0.1:0", {}, &metrics);
+  CHECK(ConnectionGate::Listen("127.0.0.1:0", {.max_pending = 0}, none, &metrics)
+            .status()
+            .code() == absl::StatusCode::kInvalidArgument);
+  auto taken = ConnectionGate::Listen("127.0.0.1:0", {}, none, &metrics);
   REQUIRE(taken.ok());
   const std::string taken_address = "127.0.0.1:" + std::to_string((*taken)->port());
-  auto again = ConnectionGate::Listen(taken_address, {}, &metrics);
+  auto again = ConnectionGate::Listen(taken_address, {}, none, &metrics);
   CHECK(again.status().code() == absl::StatusCode::kUnavailable);
   CHECK(std::string(again.status().message()).find("address in use") != std::string::npos);
 }
@@ -200,8 +216,10 @@ TEST_CASE("through the gate, a node's mTLS stream frees the slot for the next no
   EdgeHub hub(EdgeHub::Options{});
   // One handshake at a time, and a slot never frees by timeout within the test: only the hub's
   // word that a stream arrived lets the second node in.
-  std::unique_ptr<EdgeHubServer> server =
-      StartServer(hub, {.max_pending = 1, .pending_timeout = absl::Minutes(10)});
+  std::unique_ptr<EdgeHubServer> server = StartServer(
+      hub, {.max_pending = 1,
+            .pending_timeout = absl::Minutes(10),
+            .silent_pending_timeout = absl::Minutes(10)});
 
   TestNode a(server->port(), TestCerts(), "edge-a");
   ExpectHelloAnswered(a, "edge-a");
@@ -212,23 +230,22 @@ TEST_CASE("through the gate, a node's mTLS stream frees the slot for the next no
   server->Stop(absl::Seconds(1));
 }
 
-// Lowers this process's descriptor limit for its lifetime (to `headroom` above what is open).
-class DescriptorLimit {
+// Lowers this process's descriptor limit, for its lifetime, to the lowest free descriptor number:
+// a new descriptor must be below the limit, so none can be opened (those open stay usable).
+class NoSpareDescriptors {
  public:
-  explicit DescriptorLimit(int headroom) {
+  NoSpareDescriptors() {
     REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved_) == 0);
+    const int lowest_free = ::dup(STDIN_FILENO);
+    REQUIRE(lowest_free >= 0);
+    ::close(lowest_free);
     rlimit lowered = saved_;
-    lowered.rlim_cur = static_cast<rlim_t>(OpenDescriptors() + headroom);
+    lowered.rlim_cur = static_cast<rlim_t>(lowest_free);
     REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
   }
-  ~DescriptorLimit() { Restore(); }
-  void Restore() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+  ~NoSpareDescriptors() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
 
  private:
-  static int OpenDescriptors() {
-    const std::filesystem::directory_iterator fds("/proc/self/fd");
-    return static_cast<int>(std::distance(begin(fds), end(fds)));
-  }
   rlimit saved_{};
 };
 
@@ -237,29 +254,25 @@ class DescriptorLimit {
 TEST_CASE("the edge port accepts again after the process ran out of descriptors", "[edgehub]") {
   EdgeHub hub(EdgeHub::Options{});
   std::unique_ptr<EdgeHubServer> server = StartServer(hub, {});
-  const int port = server->port();
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(server->port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
+  // The clients' sockets first; then no descriptor is left, and their connections wait in the
+  // kernel's backlog for an accept4 that fails with EMFILE.
   std::vector<int> clients;
+  for (int i = 0; i < 4; ++i) clients.push_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   {
-    DescriptorLimit limit(/*headroom=*/24);
-    // Connect until this process has no descriptor left for the client side; the edge port's
-    // accept4 fails with EMFILE meanwhile. Bounded: the headroom runs out long before 200.
-    for (int i = 0; i < 200; ++i) {
-      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd < 0) break;
-      clients.push_back(fd);
-      sockaddr_in address{};
-      address.sin_family = AF_INET;
-      address.sin_port = htons(static_cast<uint16_t>(port));
-      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    NoSpareDescriptors limit;
+    for (int fd : clients) {
+      REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
     }
-    CHECK(clients.size() < 200);
     REQUIRE(Eventually([&] { return Value(hub.metrics().accept_failures()) > 0; }));
   }
   for (int fd : clients) ::close(fd);
 
-  TestNode node(port, TestCerts(), "edge-a");
+  TestNode node(server->port(), TestCerts(), "edge-a");
   ExpectHelloAnswered(node, "edge-a");
   server->Stop(absl::Seconds(1));
 }

@@ -10,6 +10,7 @@ namespace nereid::gm {
 namespace {
 
 using Verdict = HandshakeAdmission::Verdict;
+using Peer = HandshakeAdmission::Peer;
 
 const absl::Time kStart = absl::FromUnixSeconds(1'000'000);
 
@@ -18,11 +19,15 @@ HandshakeAdmission::Connection At(int fd, absl::Time accepted) {
 }
 
 // fd -> verdict of what Next() decided, in order.
+// Every connection has sent its first bytes, except the `silent` ones; the `gone` ones hung up.
 std::vector<std::pair<int, Verdict>> Decide(HandshakeAdmission& admission, absl::Time now,
-                                            const std::set<int>& gone = {}) {
+                                            const std::set<int>& gone = {},
+                                            const std::set<int>& silent = {}) {
   std::vector<std::pair<int, Verdict>> out;
-  for (const auto& decision :
-       admission.Next(now, [&gone](int fd) { return gone.count(fd) > 0; })) {
+  auto probe = [&](int fd) {
+    return gone.count(fd) > 0 ? Peer::kGone : silent.count(fd) > 0 ? Peer::kSilent : Peer::kSent;
+  };
+  for (const auto& decision : admission.Next(now, probe)) {
     out.emplace_back(decision.connection.fd, decision.verdict);
   }
   return out;
@@ -59,6 +64,19 @@ TEST_CASE("a handshake that opens no stream stops counting after pending_timeout
   CHECK(Decide(admission, kStart + absl::Seconds(4)).empty());
   CHECK(Decide(admission, kStart + absl::Seconds(5)) == Decisions{{10, Verdict::kHandOver}});
   CHECK(admission.NextDeadline() == absl::InfiniteFuture());  // nothing waits
+}
+
+TEST_CASE("a connection that had sent nothing holds its slot only briefly", "[edgehub]") {
+  HandshakeAdmission admission({.max_pending = 1,
+                                .pending_timeout = absl::Seconds(5),
+                                .silent_pending_timeout = absl::Milliseconds(500)});
+  admission.Queue(At(10, kStart));
+  admission.Queue(At(11, kStart));
+  CHECK(Decide(admission, kStart, {}, /*silent=*/{11}) == Decisions{{11, Verdict::kHandOver}});
+  CHECK(admission.NextDeadline() == kStart + absl::Milliseconds(500));
+  CHECK(Decide(admission, kStart + absl::Milliseconds(500)) ==
+        Decisions{{10, Verdict::kHandOver}});
+  CHECK(admission.pending() == 1);
 }
 
 TEST_CASE("a connection whose node hung up or that waited too long is refused without a slot",
@@ -101,8 +119,8 @@ TEST_CASE("a sweep refuses hung-up and stale connections anywhere in line", "[ed
   admission.Queue(At(13, kStart + absl::Seconds(5)));  // keeps its place
 
   std::vector<std::pair<int, Verdict>> swept;
-  for (const auto& decision :
-       admission.Sweep(kStart + absl::Seconds(11), [](int fd) { return fd == 12; })) {
+  auto probe = [](int fd) { return fd == 12 ? Peer::kGone : Peer::kSilent; };
+  for (const auto& decision : admission.Sweep(kStart + absl::Seconds(11), probe)) {
     swept.emplace_back(decision.connection.fd, decision.verdict);
   }
   CHECK(swept == Decisions{{11, Verdict::kWaitedTooLong}, {12, Verdict::kPeerGone}});
