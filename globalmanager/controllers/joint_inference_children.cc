@@ -23,21 +23,21 @@ constexpr std::string_view kKind = api::kinds::kJointInferenceService;
 
 }  // namespace
 
-bool JointInferenceController::MissingChild(const Json& object, const JiChildren& children) const {
+ChildPresence JointInferenceController::Presence(const Json& object,
+                                                 const JiChildren& children) const {
   const std::string ns = kube::Namespace(object);
-  if (created_services_.Get(k8s_services_->GetLister(), ns, kube::Name(children.service)) ==
-      nullptr) {
-    return true;
-  }
+  ChildPresence presence;
+  auto count = [&presence](const kube::ObjectPtr& child) {
+    ++(child != nullptr ? presence.present : presence.missing);
+  };
+  count(created_services_.Get(k8s_services_->GetLister(), ns, kube::Name(children.service)));
   for (const JiDeployment& d : children.deployments) {
-    if (created_deployments_.Get(deployments_->GetLister(), ns, kube::Name(d.object)) == nullptr) {
-      return true;
-    }
+    count(created_deployments_.Get(deployments_->GetLister(), ns, kube::Name(d.object)));
   }
   for (const Json& h : children.hpas) {
-    if (created_hpas_.Get(hpas_->GetLister(), ns, kube::Name(h)) == nullptr) return true;
+    count(created_hpas_.Get(hpas_->GetLister(), ns, kube::Name(h)));
   }
-  return false;
+  return presence;
 }
 
 absl::Status JointInferenceController::SyncChildren(const Json& object, const JiChildren& children,

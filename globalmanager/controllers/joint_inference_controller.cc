@@ -279,7 +279,7 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     return kube::ReconcileResult{};
   }
 
-  if (MissingChild(*object, plan.children) && MayHaveLostChildren(*object)) {
+  if (NeedsLivenessCheck(*object, Presence(*object, plan.children))) {
     // Not while the service is gone or going (owner_liveness.h); its deletion event follows.
     ASSIGN_OR_RETURN(const bool exists, OwnerStillExists(*context().client, Services(), *object));
     if (!exists) return kube::ReconcileResult{};

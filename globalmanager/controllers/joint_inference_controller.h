@@ -56,6 +56,7 @@
 #include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/joint_inference_workers.h"
+#include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/report_router.h"
 
@@ -96,8 +97,8 @@ class JointInferenceController final : public ReconcilingController, public Repo
   // as invalid, a name taken by someone else) go to `problems`; other API errors are returned.
   absl::Status SyncChildren(const kube::Json& object, const JiChildren& children,
                             std::vector<std::string>* problems);
-  // Whether a planned child is not in the cache (so SyncChildren would create it).
-  bool MissingChild(const kube::Json& object, const JiChildren& children) const;
+  // Which planned children the cache shows (SyncChildren creates the missing ones).
+  ChildPresence Presence(const kube::Json& object, const JiChildren& children) const;
   absl::Status SyncDeployments(const kube::Json& object, const JiChildren& children,
                                std::vector<std::string>* problems);
   absl::Status SyncService(const kube::Json& object, const JiChildren& children,

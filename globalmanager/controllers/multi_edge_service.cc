@@ -210,7 +210,7 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     return kube::ReconcileResult{};
   }
 
-  if (MissingChild(*object, plan.children) && MayHaveLostChildren(*object)) {
+  if (NeedsLivenessCheck(*object, Presence(*object, plan.children))) {
     // Not while the service is gone or going (owner_liveness.h); its deletion event follows.
     ASSIGN_OR_RETURN(const bool exists,
                      OwnerStillExists(*context().client, *info_.resource, *object));
@@ -251,24 +251,22 @@ bool MultiEdgeServiceController::HasChildren(const Json& object) const {
   return !PodsBySlot(object).empty();
 }
 
-bool MultiEdgeServiceController::MissingChild(const Json& object,
-                                              const ServiceChildren& children) const {
+ChildPresence MultiEdgeServiceController::Presence(const Json& object,
+                                                   const ServiceChildren& children) const {
   const std::string ns = kube::Namespace(object);
+  ChildPresence presence;
+  auto count = [&presence](bool present) { ++(present ? presence.present : presence.missing); };
   for (const Json& d : children.deployments) {
-    if (created_deployments_.Get(deployments_->GetLister(), ns, kube::Name(d)) == nullptr) {
-      return true;
-    }
+    count(created_deployments_.Get(deployments_->GetLister(), ns, kube::Name(d)) != nullptr);
   }
   for (const Json& s : children.services) {
-    if (created_services_.Get(k8s_services_->GetLister(), ns, kube::Name(s)) == nullptr) {
-      return true;
-    }
+    count(created_services_.Get(k8s_services_->GetLister(), ns, kube::Name(s)) != nullptr);
   }
   const auto slots = PodsBySlot(object);
   for (const Json& p : children.pods) {
-    if (slots.count(kube::Label(p, kWorkerSlotLabel).value_or("")) == 0) return true;
+    count(slots.count(kube::Label(p, kWorkerSlotLabel).value_or("")) > 0);
   }
-  return false;
+  return presence;
 }
 
 ServiceState MultiEdgeServiceController::StateOf(const Json& object,

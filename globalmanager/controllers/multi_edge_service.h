@@ -49,6 +49,7 @@
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/multi_edge_status.h"
 #include "globalmanager/controllers/multi_edge_workers.h"
+#include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/worker_placements.h"
 #include "globalmanager/controllers/worker_template.h"
@@ -130,7 +131,8 @@ class MultiEdgeServiceController : public ReconcilingController {
                           const kube::Json& desired, std::vector<std::string>* problems);
   absl::Status SyncPods(const kube::Json& object, const ServiceChildren& children,
                         std::vector<std::string>* problems);
-  bool MissingChild(const kube::Json& object, const ServiceChildren& children) const;
+  // Which planned children the cache shows (SyncChildren creates the missing ones).
+  ChildPresence Presence(const kube::Json& object, const ServiceChildren& children) const;
   // The live pods of each slot this service controls.
   std::map<std::string, std::vector<kube::ObjectPtr>> PodsBySlot(const kube::Json& object) const;
   ServiceState StateOf(const kube::Json& object, const ServiceChildren& children) const;

@@ -4,8 +4,9 @@
 
 namespace nereid::gm {
 
-bool MayHaveLostChildren(const kube::Json& owner) {
-  return kube::FindPath(owner, "status.observedGeneration") != nullptr;
+bool NeedsLivenessCheck(const kube::Json& owner, ChildPresence children) {
+  return children.missing > 0 &&
+         (children.present > 0 || kube::FindPath(owner, "status.observedGeneration") != nullptr);
 }
 
 absl::StatusOr<bool> OwnerStillExists(kube::KubeClient& client, const kube::Resource& resource,

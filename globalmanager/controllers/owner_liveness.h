@@ -14,9 +14,17 @@
 
 namespace nereid::gm {
 
-// Whether `owner` may have lost children to the garbage collector: it carries our status (the
-// status write follows the first creation of the children; before it none can have existed).
-bool MayHaveLostChildren(const kube::Json& owner);
+// What the cache shows of the children an owner's plan wants.
+struct ChildPresence {
+  int present = 0;
+  int missing = 0;
+};
+
+// Whether a missing child must wait for OwnerStillExists before it is re-created: some child is
+// missing and the owner may have lost children to the garbage collector — it carries our status
+// (the status write follows the first creation of the children; before it none can have existed),
+// or some of its children exist (a pass working from a copy of the owner older than that write).
+bool NeedsLivenessCheck(const kube::Json& owner, ChildPresence children);
 
 // Whether `owner` (this uid) still exists and is not being deleted, asked of the API server.
 absl::StatusOr<bool> OwnerStillExists(kube::KubeClient& client, const kube::Resource& resource,
