@@ -17,6 +17,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "common/log/log.h"
@@ -331,12 +332,12 @@ void ConnectionGate::Run() {
       }
     }
     std::vector<HandshakeAdmission::Decision> decisions;
+    if (absl::Now() >= next_sweep) {
+      decisions = Sweep();
+      next_sweep = absl::Now() + kSweepInterval;
+    }
     {
       absl::MutexLock lock(&mu_);
-      if (absl::Now() >= next_sweep) {
-        decisions = admission_.Sweep(absl::Now(), ProbePeer);
-        next_sweep = absl::Now() + kSweepInterval;
-      }
       for (auto& next : admission_.Next(absl::Now(), ProbePeer)) {
         decisions.push_back(std::move(next));
       }
@@ -388,6 +389,20 @@ bool ConnectionGate::AcceptAll(int listener) {
     if (crowded_out) CarryOut({*std::move(crowded_out)});
   }
   return true;
+}
+
+std::vector<HandshakeAdmission::Decision> ConnectionGate::Sweep() {
+  // Up to max_waiting probes: made without the lock, which StreamOpened takes on gRPC's threads.
+  // Only this thread changes the line, so it is the same line when the lock is taken again.
+  std::vector<int> fds;
+  {
+    absl::MutexLock lock(&mu_);
+    fds = admission_.QueuedFds();
+  }
+  absl::flat_hash_map<int, HandshakeAdmission::Peer> probed;
+  for (int fd : fds) probed[fd] = ProbePeer(fd);
+  absl::MutexLock lock(&mu_);
+  return admission_.Sweep(absl::Now(), [&probed](int fd) { return probed.at(fd); });
 }
 
 void ConnectionGate::CarryOut(const std::vector<HandshakeAdmission::Decision>& decisions) {

@@ -73,6 +73,8 @@ class ConnectionGate {
   // Accepts what `listener` has waiting into the admission queue; false after an error that
   // calls for a pause (out of descriptors or memory).
   bool AcceptAll(int listener);
+  // Refuses the waiting connections whose node hung up or that waited too long (every second).
+  std::vector<HandshakeAdmission::Decision> Sweep();
   // Hands over or closes each decided connection (outside the lock: gRPC starts the handshake).
   void CarryOut(const std::vector<HandshakeAdmission::Decision>& decisions);
   // Under mu_, so Stop cannot close the eventfd in between.
@@ -88,6 +90,8 @@ class ConnectionGate {
   absl::Time last_accept_warning_ = absl::InfinitePast();  // the gate thread's
 
   absl::Mutex mu_;
+  // Its line changes only on the gate's thread (accepting, hand-overs, sweeps); StreamOpened, on
+  // gRPC's threads, only frees slots.
   HandshakeAdmission admission_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ = false;  // Stop's own, on the caller's thread

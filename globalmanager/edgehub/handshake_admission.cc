@@ -68,6 +68,13 @@ std::vector<HandshakeAdmission::Connection> HandshakeAdmission::TakeQueued() {
   return queued;
 }
 
+std::vector<int> HandshakeAdmission::QueuedFds() const {
+  std::vector<int> fds;
+  fds.reserve(queue_.size());
+  for (const Connection& connection : queue_) fds.push_back(connection.fd);
+  return fds;
+}
+
 void HandshakeAdmission::ForgetExpired(absl::Time now) {
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (it->second <= now) {

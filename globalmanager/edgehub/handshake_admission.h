@@ -87,6 +87,8 @@ class HandshakeAdmission {
 
   // Closes nothing: hands back every waiting connection (at shutdown).
   std::vector<Connection> TakeQueued();
+  // The descriptors of the waiting connections, to probe before a Sweep.
+  std::vector<int> QueuedFds() const;
 
   std::size_t queued() const { return queue_.size(); }
   std::size_t pending() const { return pending_.size(); }

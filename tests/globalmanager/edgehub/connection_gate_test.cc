@@ -98,6 +98,16 @@ struct HandedOver {
 
 double Value(prometheus::Counter& counter) { return counter.Value(); }
 
+// A gate on a free loopback port, accepting, whose hand-overs `handed` records.
+std::unique_ptr<ConnectionGate> StartGate(HandshakeAdmissionOptions options,
+                                          absl::Duration tcp_user_timeout, HubMetrics& metrics,
+                                          HandedOver& handed) {
+  auto gate = ConnectionGate::Listen("127.0.0.1:0", options, tcp_user_timeout, &metrics);
+  REQUIRE(gate.ok());
+  (*gate)->Start(handed.Recorder());
+  return *std::move(gate);
+}
+
 // The hub's mTLS server on a free loopback port, through a gate with `handshakes`.
 std::unique_ptr<EdgeHubServer> StartServer(EdgeHub& hub, HandshakeAdmissionOptions handshakes) {
   EdgeHubServerOptions options;
@@ -139,28 +149,25 @@ TEST_CASE("the gate hands over one connection per slot, newest first, and refuse
   HubMetrics metrics(nullptr);
   HandedOver handed;  // outlives the gate's thread
   // These clients never speak: only the slot's own timeouts, long here, or a stream free it.
-  auto gate = ConnectionGate::Listen("127.0.0.1:0",
-                                     {.max_pending = 1,
-                                      .max_wait = absl::Seconds(60),
-                                      .pending_timeout = absl::Seconds(60),
-                                      .silent_pending_timeout = absl::Seconds(60)},
-                                     absl::Seconds(7), &metrics);
-  REQUIRE(gate.ok());
-  (*gate)->Start(handed.Recorder());
+  auto gate = StartGate({.max_pending = 1,
+                         .max_wait = absl::Seconds(60),
+                         .pending_timeout = absl::Seconds(60),
+                         .silent_pending_timeout = absl::Seconds(60)},
+                        absl::Seconds(7), metrics, handed);
 
-  RawClient first((*gate)->port());
+  RawClient first(gate->port());
   REQUIRE(Eventually([&] { return handed.size() == 1; }));
   CHECK(handed.PeerUri(0) == first.PeerUri());
   CHECK(handed.TcpUserTimeoutMs(0) == 7000);  // as gRPC's listener sets it: the keepalive timeout
 
-  RawClient gone((*gate)->port());
-  RawClient waiting((*gate)->port());
+  RawClient gone(gate->port());
+  RawClient waiting(gate->port());
   const std::string waiting_uri = waiting.PeerUri();
   gone.Close();
   REQUIRE(Eventually([&] { return Value(metrics.connections_accepted()) == 3; }));
   CHECK(handed.size() == 1);  // the slot is taken until the first connection carries a stream
 
-  (*gate)->StreamOpened(first.PeerUri());
+  gate->StreamOpened(first.PeerUri());
   REQUIRE(Eventually([&] { return handed.size() == 2; }));
   CHECK(handed.PeerUri(1) == waiting_uri);  // the newer of the two
   // The hung-up one leaves the line at a sweep (every second), without a slot.
@@ -168,27 +175,24 @@ TEST_CASE("the gate hands over one connection per slot, newest first, and refuse
   CHECK(metrics.connections_waiting().Value() == 0);
   CHECK(handed.size() == 2);
 
-  RawClient queued_at_stop((*gate)->port());
+  RawClient queued_at_stop(gate->port());
   REQUIRE(Eventually([&] { return metrics.connections_waiting().Value() == 1; }));
-  (*gate)->Stop();
+  gate->Stop();
   CHECK(queued_at_stop.ClosedByServer());
 }
 
 TEST_CASE("a connection that waited past max_wait is closed unhandshaken", "[edgehub]") {
   HubMetrics metrics(nullptr);
   HandedOver handed;  // outlives the gate's thread
-  auto gate = ConnectionGate::Listen("127.0.0.1:0",
-                                     {.max_pending = 1,
-                                      .max_wait = absl::Seconds(1),
-                                      .pending_timeout = absl::Seconds(3),
-                                      .silent_pending_timeout = absl::Seconds(3)},
-                                     absl::ZeroDuration(), &metrics);
-  REQUIRE(gate.ok());
-  (*gate)->Start(handed.Recorder());
+  auto gate = StartGate({.max_pending = 1,
+                         .max_wait = absl::Seconds(1),
+                         .pending_timeout = absl::Seconds(3),
+                         .silent_pending_timeout = absl::Seconds(3)},
+                        absl::ZeroDuration(), metrics, handed);
 
-  RawClient first((*gate)->port());  // handed over; never opens a stream
+  RawClient first(gate->port());  // handed over; never opens a stream
   REQUIRE(Eventually([&] { return handed.size() == 1; }));
-  RawClient late((*gate)->port());
+  RawClient late(gate->port());
   // A sweep (every second) finds it past max_wait before the first handshake's slot frees (3 s).
   CHECK(late.ClosedByServer(absl::Seconds(20)));
   CHECK(Value(metrics.connections_refused_waited()) == 1);
