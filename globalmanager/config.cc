@@ -140,6 +140,10 @@ const std::map<std::string, Flag>& Flags() {
        {false, StringSetter(&GmConfig::edge_advertise_address),
         "HOST[:PORT] where nodes reach this replica's edge hub; the other replicas send nodes "
         "there while it leads (default: $POD_IP, port of --listen)"}},
+      {"edge-relay",
+       {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_relay; }),
+        "while not the leader, relay the node streams that reach this replica to the leader "
+        "(default true; false: send the nodes to the leader)"}},
       {"tls-ca", {false, TlsString(&net::TlsOptions::ca_file), "CA of the node certificates"}},
       {"tls-cert", {false, TlsString(&net::TlsOptions::cert_file), "GM server certificate"}},
       {"tls-key", {false, TlsString(&net::TlsOptions::key_file), "GM server key"}},
@@ -334,6 +338,7 @@ class FileLoader {
         {"listen", "listen"},
         {"httpListen", "http-listen"},
         {"edgeAdvertiseAddress", "edge-advertise-address"},
+        {"edgeRelay", "edge-relay"},
         {"insecure", "insecure"},
         {"controllerWorkers", "controller-workers"},
         {"reportWorkers", "report-workers"},

@@ -63,6 +63,10 @@ struct GmConfig {
   // a node they refuse there. "" = $POD_IP with the port of `listen`, else none (refused nodes
   // retry the address they were given).
   std::string edge_advertise_address;
+  // A replica that does not lead relays the node streams that reach it to the leader's edge hub
+  // (edgehub/edge_relay.h) instead of refusing them. Needs a GM certificate usable as a client
+  // certificate too (extendedKeyUsage clientAuth); without, nodes are sent to the leader.
+  bool edge_relay = true;
   net::TlsOptions tls;
   // /healthz /readyz /metrics. Loopback by default; a Deployment whose kubelet probes the pod IP
   // sets 0.0.0.0:8080.

@@ -112,6 +112,29 @@ absl::Status Daemon::Start() {
 
   EdgeHub::Options hub;
   hub.allow_unauthenticated = config_.tls.insecure;
+  if (!config_.tls.insecure) {
+    // Any replica may lead, and then trusts the others to relay for their nodes.
+    absl::StatusOr<std::string> certificate = net::ReadPemFile(config_.tls.cert_file);
+    if (!certificate.ok()) {
+      Stop();
+      return certificate.status();
+    }
+    hub.relay_certificate = *std::move(certificate);
+  }
+  if (config_.leader_election.enabled && config_.edge_relay) {
+    EdgeRelay::Options relay;
+    relay.tls = config_.tls;
+    relay.keepalive = config_.edge_keepalive;
+    relay.registry = registry_;
+    absl::StatusOr<std::unique_ptr<EdgeRelay>> created = EdgeRelay::Create(std::move(relay));
+    if (!created.ok()) {
+      Stop();
+      return absl::Status(created.status().code(),
+                          absl::StrCat("edge relay: ", created.status().message()));
+    }
+    relay_ = *std::move(created);
+    hub.relay = relay_.get();
+  }
   hub.accept_streams = false;  // Until this replica leads and its registry is complete.
   hub.gm_version = "nereid-gm/" + identity();
   hub.registry = registry_;
@@ -156,6 +179,7 @@ absl::Status Daemon::Start() {
       LOG(INFO) << "gm: the leader is " << (leader.empty() ? "<none>" : leader)
                 << (address.empty() ? std::string() : absl::StrCat(", its edge hub at ", address));
       hub_->SetOwnerAddress(address);
+      if (relay_ != nullptr) relay_->SetLeaderAddress(address);
     };
     absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector =
         kube::LeaderElector::Create(client_, std::move(election));
@@ -199,6 +223,11 @@ void Daemon::OnStartedLeading() {
     leading_ = true;
   }
   metrics_->leader().Set(1);
+  if (relay_ != nullptr) {
+    // The streams relayed so far go to the previous leader; the nodes redial and are served here.
+    relay_->SetLeaderAddress("");
+    relay_->EndAll("this GM replica leads now; reconnect");
+  }
   LOG(INFO) << "gm: " << identity() << " leads; starting the controllers";
   absl::Status status = StartLeaderWork();
   if (!status.ok()) {
@@ -368,7 +397,9 @@ void Daemon::Stop() {
   }
   LOG(INFO) << "gm: stopping";
   // Nodes first: they reconnect (to the next leader) and resend what the router leaves unacked.
+  if (relay_ != nullptr) relay_->SetLeaderAddress("");
   if (hub_ != nullptr) hub_->SetAcceptingStreams(false);
+  if (relay_ != nullptr) relay_->EndAll("this GM replica is stopping");
   StopLeaderWork();
   if (leader_thread_.joinable()) leader_thread_.join();
   // Releases the Lease after the work stopped, so two leaders never overlap.

@@ -10,8 +10,9 @@
 //   informer factory + controllers (they register informers and report sinks) → factory starts →
 //   caches synced → every controller PrimeEdge()s the hub registry → hub.MarkSynced() → report
 //   workers and reconcile workers start → the hub accepts node streams → ready (/readyz 200).
-// A replica that is not the leader keeps its hub refusing streams with UNAVAILABLE and its
-// /readyz at 503, so nodes (and a Service) land on the leader.
+// A replica that is not the leader keeps its /readyz at 503, so a Service routes to the leader;
+// node streams that reach it anyway are relayed to the leader's hub (--edge-relay, the default)
+// or refused with UNAVAILABLE and the leader's address.
 //
 // Losing the lease (renewals failed for the renew deadline) is fatal: the hub refuses streams at
 // once, Wait() returns Aborted, and main exits non-zero so Kubernetes restarts the process with
@@ -118,6 +119,7 @@ class Daemon {
 
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<ReportRouter> router_;
+  std::unique_ptr<EdgeRelay> relay_;  // before the hub, which uses it
   std::unique_ptr<EdgeHub> hub_;
   std::unique_ptr<EdgeHubDispatcher> dispatcher_;
   std::unique_ptr<EdgeHubServer> hub_server_;

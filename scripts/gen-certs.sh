@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the certificates for the GM <-> LC mTLS link with openssl, for local runs and tests:
 #   OUTDIR/ca.crt ca.key                      the CA both sides trust (reused when present)
-#   OUTDIR/globalmanager.crt globalmanager.key  GM server cert: CN globalmanager,
+#   OUTDIR/globalmanager.crt globalmanager.key  GM cert (server, and client when a replica relays
+#                                             to the leader): CN globalmanager,
 #                                             SAN DNS:localhost, DNS:globalmanager, IP:127.0.0.1 (+ extras)
 #   OUTDIR/nodes/<node>.crt <node>.key        LC client cert per node: CN = node, SAN DNS = node
 # The GM takes the node identity from the client certificate (CN or DNS SAN), so one cert per node.
@@ -102,7 +103,7 @@ if [ "$force" = 1 ] || [ ! -s "$out/globalmanager.crt" ] || [ ! -s "$out/globalm
   cat >"$tmp/gm.ext" <<EOF
 basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
-extendedKeyUsage=serverAuth
+extendedKeyUsage=serverAuth,clientAuth
 subjectAltName=$gm_sans
 EOF
   issue "$out/globalmanager.key" "$out/globalmanager.crt" globalmanager "$tmp/gm.ext"

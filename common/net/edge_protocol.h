@@ -25,6 +25,11 @@ inline constexpr uint32_t kEdgeProtocolVersion = edge::v1::PROTOCOL_VERSION_V1;
 // verifies the replica it reaches under the name it verifies its configured address with.
 inline constexpr char kEdgeOwnerTrailer[] = "nereid-edge-owner";
 
+// Request metadata of a Sync stream a GM replica relays to the leader for a node that reached it:
+// the node's name, as that replica verified it from the node's certificate. The leader believes
+// it only from a peer presenting the GM's own certificate.
+inline constexpr char kRelayedNodeMetadata[] = "nereid-relayed-node";
+
 // Kind spellings used in ObjectRef.kind.
 inline constexpr std::string_view kKindDataset = "Dataset";
 inline constexpr std::string_view kKindModel = "Model";

@@ -23,6 +23,7 @@ grpc::Status GrpcError(grpc::StatusCode code, std::string message) {
 
 EdgeHub::EdgeHub(Options options)
     : options_(std::move(options)),
+      relay_trust_(options_.relay_certificate),
       metrics_(options_.registry),
       liveness_(std::make_shared<Liveness>()),
       reports_(ReportScheduler::Options{options_.max_pending_reports, options_.max_held_reports,
@@ -209,16 +210,41 @@ EdgeHub::NodeStatus EdgeHub::StatusOfLocked(const std::string& node, const NodeS
 grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
     grpc::CallbackServerContext* context) {
   if (stream_opened_) stream_opened_(context->peer());
+  StreamPeer peer = ResolveStreamPeer(*context, relay_trust_);
+  bool relay;
+  {
+    absl::MutexLock lock(&mu_);
+    relay = options_.relay != nullptr && !accepting_ && !shutting_down_ && !peer.relayed;
+  }
+  if (relay) {
+    // Unlocked: a relayed stream never touches the hub.
+    NodeStreamReactor* relayed =
+        options_.relay->Relay(context, peer.identity, options_.allow_unauthenticated);
+    if (relayed != nullptr) return relayed;
+  }
+  std::string connection;
   uint64_t id;
   {
     absl::MutexLock lock(&mu_);
+    if (!peer.relayed) {
+      connection = context->peer();
+      std::size_t& streams = streams_per_connection_[connection];
+      if (streams >= options_.max_streams_per_connection) {
+        return new RefusedStream(GrpcError(
+            grpc::StatusCode::RESOURCE_EXHAUSTED,
+            absl::StrCat("at most ", options_.max_streams_per_connection,
+                         " Sync streams per connection")));
+      }
+      ++streams;
+    }
     id = next_session_id_++;
   }
   Session::Options session_options;
   session_options.max_in_flight = options_.max_in_flight;
   session_options.max_queue = options_.max_queue;
   session_options.clock = options_.clock;
-  return new SyncReactor(this, context, std::make_shared<Session>(session_options, id));
+  return new SyncReactor(this, context, std::make_shared<Session>(session_options, id),
+                         std::move(peer.identity), std::move(connection));
 }
 
 bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
@@ -240,36 +266,19 @@ bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const net::Peer
 
 bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
                           const v1::SyncRequest& request) {
-  if (!request.has_hello()) {
-    session->RequestFinish(GrpcError(grpc::StatusCode::FAILED_PRECONDITION,
-                                     "the first message of a Sync stream must be a Hello"));
+  grpc::Status check = CheckHello(request, peer, options_.allow_unauthenticated);
+  if (!check.ok()) {
+    if (check.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+      metrics_.refused_identities().Increment();
+      LOG(WARNING) << "edge hub: refused stream claiming node " << request.hello().node_name()
+                   << " from " << peer.DebugString();
+    }
+    session->RequestFinish(std::move(check));
     return false;
   }
   const v1::Hello& hello = request.hello();
   const std::string& node = hello.node_name();
-  if (node.empty()) {
-    session->RequestFinish(
-        GrpcError(grpc::StatusCode::INVALID_ARGUMENT, "Hello without node_name"));
-    return false;
-  }
-  const bool trust_claim = options_.allow_unauthenticated && !peer.authenticated;
-  if (!trust_claim && !peer.Names(node)) {
-    metrics_.refused_identities().Increment();
-    LOG(WARNING) << "edge hub: refused stream claiming node " << node << " from "
-                 << peer.DebugString();
-    session->RequestFinish(GrpcError(
-        grpc::StatusCode::PERMISSION_DENIED,
-        absl::StrCat("client certificate (", peer.DebugString(), ") is not node ", node)));
-    return false;
-  }
-  if (hello.protocol_version() != net::kEdgeProtocolVersion) {
-    session->RequestFinish(
-        GrpcError(grpc::StatusCode::FAILED_PRECONDITION,
-                  absl::StrCat("unsupported protocol version ", hello.protocol_version(),
-                               "; this GM speaks ", net::kEdgeProtocolVersion)));
-    return false;
-  }
-  if (trust_claim) {
+  if (options_.allow_unauthenticated && !peer.authenticated) {
     LOG(WARNING) << "edge hub: node " << node << " connected WITHOUT a certificate (--insecure)";
   }
 
@@ -354,10 +363,17 @@ void EdgeHub::OverflowLocked(NodeState& state) {
       GrpcError(grpc::StatusCode::RESOURCE_EXHAUSTED, "send queue full; reconnect to resync"));
 }
 
-void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session) {
+void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
+                            const std::string& connection) {
   const grpc::Status status = session->finish_status();
   {
     absl::MutexLock lock(&mu_);
+    if (!connection.empty()) {
+      auto counted = streams_per_connection_.find(connection);
+      if (counted != streams_per_connection_.end() && --counted->second == 0) {
+        streams_per_connection_.erase(counted);
+      }
+    }
     if (!session->established()) return;
     session->ReleaseQueueDepth();
     auto it = nodes_.find(session->node());

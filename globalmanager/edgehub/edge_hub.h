@@ -36,11 +36,13 @@
 #include "common/net/peer_identity.h"
 #include "common/time/clock.h"
 #include "globalmanager/edgehub/delivery_listener.h"
+#include "globalmanager/edgehub/edge_relay.h"
 #include "globalmanager/edgehub/hub_metrics.h"
 #include "globalmanager/edgehub/recent_rate.h"
 #include "globalmanager/edgehub/report_handler.h"
 #include "globalmanager/edgehub/report_scheduler.h"
 #include "globalmanager/edgehub/session.h"
+#include "globalmanager/edgehub/stream_peer.h"
 #include "nereid/edge/v1/sync.grpc.pb.h"
 
 namespace nereid::gm {
@@ -62,8 +64,18 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     std::size_t min_report_share = 8;
     // Reports with the ReportHandler at once, taken round-robin over the nodes.
     std::size_t max_reports_dispatched = 256;
+    // Sync streams one node connection may hold at once (a reconnect may overlap the stream it
+    // replaces); more are refused with RESOURCE_EXHAUSTED. Streams relayed by another replica
+    // share that replica's connection and are not counted.
+    std::size_t max_streams_per_connection = 8;
     // Only with --insecure (plaintext, no certificates): trust the node name in the Hello.
     bool allow_unauthenticated = false;
+    // The certificate GM replicas present when they relay a node's stream (the GM's own, PEM):
+    // such a stream speaks for the node named in its metadata (stream_peer.h). "" trusts none.
+    std::string relay_certificate;
+    // While not accepting streams: relay node streams to the leader through this instead of
+    // refusing them (edge_relay.h). Null: refuse, with the owner address as a hint.
+    EdgeRelay* relay = nullptr;
     // Whether Hellos are answered from the start (see SetAcceptingStreams).
     bool accept_streams = true;
     std::string gm_version = "nereid-gm";
@@ -128,7 +140,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // Called by the stream reactor (sync_reactor.cc). Returns whether to keep reading.
   bool OnRequest(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
                  const edge::v1::SyncRequest& request);
-  void OnSessionDone(const std::shared_ptr<Session>& session);
+  // `connection`: the peer counted against max_streams_per_connection, "" when not counted.
+  void OnSessionDone(const std::shared_ptr<Session>& session, const std::string& connection);
 
  private:
   struct NodeState {
@@ -186,6 +199,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
+  const RelayTrust relay_trust_;
   HubMetrics metrics_;
   std::function<void(std::string_view peer)> stream_opened_;
   std::shared_ptr<Liveness> liveness_;
@@ -195,6 +209,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // Object key -> number of nodes whose registry holds it (tells "another node's object" apart
   // from "object gone" when refusing a report).
   absl::flat_hash_map<std::string, int> owners_ ABSL_GUARDED_BY(mu_);
+  // gRPC peer URI of a node connection -> its streams now.
+  absl::flat_hash_map<std::string, std::size_t> streams_per_connection_ ABSL_GUARDED_BY(mu_);
   ReportScheduler reports_ ABSL_GUARDED_BY(mu_);
   RecentRate reports_finished_ ABSL_GUARDED_BY(mu_);  // reports answered after the handler
   bool synced_ ABSL_GUARDED_BY(mu_) = false;

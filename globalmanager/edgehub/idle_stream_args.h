@@ -13,8 +13,10 @@ struct IdleStreamOptions {
   // Largest TLS record the GM writes. gRPC allocates this much per connection for the life of the
   // connection (default 16 KiB). Changes and acks are small; a large Hello reply is split.
   int tls_max_frame_bytes = 4096;
-  // A node opens one Sync stream; a few more let a reconnect overlap the stream being replaced.
-  int max_streams_per_connection = 8;
+  // HTTP/2 streams per connection. A node opens one Sync stream (the hub refuses more than a few
+  // per node connection: EdgeHub::Options::max_streams_per_connection), but a replica relaying
+  // nodes to the leader carries one stream per relayed node on its one connection.
+  int max_streams_per_connection = 1 << 20;
   // First size of a connection's TCP read buffer, kept while the connection waits for bytes; it
   // grows with what reads return. gRPC's default is 8 KiB; below that takes the static gRPC's
   // patch (scripts/grpc-patches/0002), without which it has no effect.

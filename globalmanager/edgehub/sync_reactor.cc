@@ -7,11 +7,13 @@
 namespace nereid::gm {
 
 SyncReactor::SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context,
-                         std::shared_ptr<Session> session)
+                         std::shared_ptr<Session> session, net::PeerIdentity peer,
+                         std::string connection)
     : hub_(hub),
       context_(context),
       session_(std::move(session)),
-      peer_(net::PeerIdentityFrom(context->auth_context().get())) {
+      peer_(std::move(peer)),
+      connection_(std::move(connection)) {
   session_->Attach(this);
   StartRead(&request_);
 }
@@ -45,7 +47,7 @@ void SyncReactor::End(grpc::Status status, const std::string& owner) {
 
 void SyncReactor::OnDone() {
   session_->Detach();
-  hub_->OnSessionDone(session_);
+  hub_->OnSessionDone(session_, connection_);
   delete this;  // the callback API's sanctioned ownership: gRPC is done with the reactor
 }
 

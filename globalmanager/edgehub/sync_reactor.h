@@ -24,7 +24,10 @@ class SyncReactor final
     : public grpc::ServerBidiReactor<edge::v1::SyncRequest, edge::v1::SyncResponse>,
       public SessionTransport {
  public:
-  SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context, std::shared_ptr<Session> session);
+  // `peer`: whom the stream speaks for (stream_peer.h); `connection`: the peer URI counted against
+  // the hub's streams per connection, "" when not counted.
+  SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context, std::shared_ptr<Session> session,
+              net::PeerIdentity peer, std::string connection);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -40,7 +43,16 @@ class SyncReactor final
   grpc::CallbackServerContext* const context_;
   const std::shared_ptr<Session> session_;
   const net::PeerIdentity peer_;
+  const std::string connection_;
   edge::v1::SyncRequest request_;
+};
+
+// A stream ended at once with `status`, before anything is read.
+class RefusedStream final
+    : public grpc::ServerBidiReactor<edge::v1::SyncRequest, edge::v1::SyncResponse> {
+ public:
+  explicit RefusedStream(grpc::Status status) { Finish(std::move(status)); }
+  void OnDone() override { delete this; }
 };
 
 }  // namespace nereid::gm

@@ -284,7 +284,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     session->RequestFinish(grpc::Status::OK);
     session->Pump();
     session->Detach();
-    hub.OnSessionDone(session);
+    hub.OnSessionDone(session, "");
   }
   return 0;
 }

@@ -71,6 +71,7 @@ TEST_CASE("defaults: Sedna's ports and servers, leader election on") {
   CHECK(c.max_held_reports == 16384);  // about half a minute of status writes at 500/s
   CHECK(c.edge_max_pending_handshakes == 256);
   CHECK(c.edge_max_connection_wait_seconds == 10);  // half of gRPC's 20 s connect deadline
+  CHECK(c.edge_relay);
   CHECK(c.tls.ca_file == "/certs/ca.crt");
   CHECK_FALSE(c.tls.insecure);
   CHECK(c.leader_election.enabled);
@@ -91,7 +92,7 @@ TEST_CASE("every flag, in both --flag value and --flag=value forms") {
                               "http://127.0.0.1:9100", "--kb-server=https://kb:9020",
                               "--min-resync-period-seconds", "0", "--controller-workers=3",
                               "--report-workers", "8", "--max-held-reports=5000",
-                              "--edge-max-pending-handshakes=0",
+                              "--edge-max-pending-handshakes=0", "--edge-relay=false",
                               "--edge-max-connection-wait-seconds", "3", "--kube-api-qps=0",
                               "--kube-api-burst", "20", "--log-level=debug"}));
   CHECK(c.kubeconfig == "/k/config");
@@ -109,6 +110,7 @@ TEST_CASE("every flag, in both --flag value and --flag=value forms") {
   CHECK(c.report_workers == 8);
   CHECK(c.max_held_reports == 5000);
   CHECK(c.edge_max_pending_handshakes == 0);  // 0: gRPC's own listener
+  CHECK_FALSE(c.edge_relay);
   CHECK(c.edge_max_connection_wait_seconds == 3);
   CHECK(c.kube_api_qps == 0);  // 0: no client-side limit.
   CHECK(c.kube_api_burst == 20);
@@ -171,6 +173,7 @@ reportWorkers: 2
 maxHeldReports: 100000
 edgeMaxPendingHandshakes: 64
 edgeMaxConnectionWaitSeconds: 15
+edgeRelay: false
 kubeAPIQPS: 1000
 kubeAPIBurst: 2000
 logLevel: warning
@@ -186,6 +189,7 @@ edgeKeepalive: {time: 5s, timeout: 2s, minClientPingInterval: 500ms}
   CHECK(c.max_held_reports == 100000);
   CHECK(c.edge_max_pending_handshakes == 64);
   CHECK(c.edge_max_connection_wait_seconds == 15);
+  CHECK_FALSE(c.edge_relay);
   CHECK(c.kube_api_qps == 1000);
   CHECK(c.kube_api_burst == 2000);
   CHECK(c.log_level == "warning");

@@ -10,11 +10,21 @@ namespace nereid::testing {
 
 namespace v1 = edge::v1;
 
-TestNode::TestNode(int port, const CertSet& certs, const std::string& cert_node) {
-  auto creds = net::MakeChannelCredentials(certs.ClientTls(cert_node));
+TestNode::TestNode(int port, const CertSet& certs, const std::string& cert_node)
+    : TestNode(Channel(port, certs.ClientTls(cert_node))) {}
+
+std::shared_ptr<grpc::Channel> TestNode::Channel(int port, const net::TlsOptions& tls) {
+  auto creds = net::MakeChannelCredentials(tls);
   REQUIRE(creds.ok());
-  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port), *creds);
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // its own connection
+  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), *creds, args);
+}
+
+TestNode::TestNode(std::shared_ptr<grpc::Channel> channel,
+                   const std::vector<std::pair<std::string, std::string>>& metadata) {
   stub_ = v1::EdgeSync::NewStub(channel);
+  for (const auto& [key, value] : metadata) context_.AddMetadata(key, value);
   // Bounds every test stream even if a test forgets to end it.
   context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
   stream_ = stub_->Sync(&context_);
@@ -107,6 +117,11 @@ v1::ReportAck TestNode::NextReportAck() {
   return response->report_ack();
 }
 
+bool TestNode::Ended() {
+  absl::MutexLock lock(&mu_);
+  return ended_;
+}
+
 grpc::Status TestNode::AwaitEnd(absl::Duration timeout) {
   {
     absl::MutexLock lock(&mu_);
@@ -116,6 +131,12 @@ grpc::Status TestNode::AwaitEnd(absl::Duration timeout) {
   reader_.join();
   status_ = stream_->Finish();
   return *status_;
+}
+
+std::string TestNode::Trailer(const std::string& key) const {
+  const auto& trailers = context_.GetServerTrailingMetadata();
+  auto it = trailers.find(key);
+  return it == trailers.end() ? std::string() : std::string(it->second.data(), it->second.size());
 }
 
 void TestNode::Cancel() {

@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
 #include "nereid/edge/v1/sync.grpc.pb.h"
@@ -23,6 +24,11 @@ class TestNode {
  public:
   // Opens a stream to 127.0.0.1:port presenting `cert_node`'s certificate from `certs`.
   TestNode(int port, const CertSet& certs, const std::string& cert_node);
+  // Opens a stream on `channel` (several nodes may share one), with extra request metadata.
+  explicit TestNode(std::shared_ptr<grpc::Channel> channel,
+                    const std::vector<std::pair<std::string, std::string>>& metadata = {});
+  // A channel to 127.0.0.1:port presenting `tls`'s certificate.
+  static std::shared_ptr<grpc::Channel> Channel(int port, const net::TlsOptions& tls);
   ~TestNode();
 
   void Send(const edge::v1::SyncRequest& request);
@@ -38,8 +44,12 @@ class TestNode {
   edge::v1::Change NextChange();
   edge::v1::ReportAck NextReportAck();
 
+  // Whether the server ended the stream (its status is then AwaitEnd's at once).
+  bool Ended();
   // Waits for the server to end the stream and returns its status (cancels after `timeout`).
   grpc::Status AwaitEnd(absl::Duration timeout = absl::Seconds(10));
+  // A trailer of the ended stream ("" when absent); after AwaitEnd.
+  std::string Trailer(const std::string& key) const;
   // Cancels the stream (simulates the node going away).
   void Cancel();
 

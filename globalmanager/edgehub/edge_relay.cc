@@ -1,0 +1,137 @@
+#include "globalmanager/edgehub/edge_relay.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log/log.h"
+#include "common/status/macros.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+
+namespace nereid::gm {
+namespace {
+
+// The name every replica's certificate carries: its first DNS name, else its CN.
+absl::StatusOr<std::string> OwnCertificateName(const net::TlsOptions& tls) {
+  ASSIGN_OR_RETURN(std::string pem, net::ReadPemFile(tls.cert_file));
+  ASSIGN_OR_RETURN(std::vector<std::string> names, net::CertificateNames(pem));
+  if (names.size() > 1) return names[1];
+  if (!names.empty() && !names[0].empty()) return names[0];
+  return absl::InvalidArgumentError(
+      absl::StrCat(tls.cert_file, ": the certificate names nothing (no CN, no DNS name)"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EdgeRelay>> EdgeRelay::Create(Options options) {
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                   net::MakeChannelCredentials(options.tls));
+  std::string verified_name = options.verified_name;
+  if (verified_name.empty() && !options.tls.insecure) {
+    ASSIGN_OR_RETURN(verified_name, OwnCertificateName(options.tls));
+  }
+  return std::unique_ptr<EdgeRelay>(
+      new EdgeRelay(std::move(options), std::move(credentials), std::move(verified_name)));
+}
+
+EdgeRelay::EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> credentials,
+                     std::string verified_name)
+    : options_(std::move(options)),
+      credentials_(std::move(credentials)),
+      verified_name_(std::move(verified_name)),
+      registry_(options_.registry ? options_.registry
+                                  : std::make_shared<prometheus::Registry>()) {
+  prometheus::Registry& r = *registry_;
+  relayed_ = &prometheus::BuildCounter()
+                  .Name("nereid_edgehub_streams_relayed_total")
+                  .Help("Node streams this replica relayed to the leader's edge hub")
+                  .Register(r)
+                  .Add({});
+  failed_ = &prometheus::BuildCounter()
+                 .Name("nereid_edgehub_relay_failures_total")
+                 .Help(
+                     "Relayed node streams the leader never answered (unreachable, or it refused "
+                     "the relay); the node was sent to the leader's address instead")
+                 .Register(r)
+                 .Add({});
+  open_gauge_ = &prometheus::BuildGauge()
+                     .Name("nereid_edgehub_relayed_streams")
+                     .Help("Node streams this replica relays to the leader now")
+                     .Register(r)
+                     .Add({});
+}
+
+EdgeRelay::~EdgeRelay() {
+  EndAll("this GM replica is stopping");
+  absl::MutexLock lock(&mu_);
+  // gRPC ends every cancelled call; the bound only keeps a wedged stream from hanging the exit.
+  const bool ended = mu_.AwaitWithTimeout(
+      absl::Condition(
+          +[](absl::flat_hash_map<uint64_t, std::weak_ptr<RelayedStream>>* streams) {
+            return streams->empty();
+          },
+          &streams_),
+      absl::Seconds(30));
+  if (!ended) {
+    LOG(ERROR) << "edge relay: " << streams_.size() << " relayed streams did not end in 30 s";
+  }
+}
+
+void EdgeRelay::SetLeaderAddress(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  if (address == leader_address_) return;
+  leader_address_ = address;
+  leader_.reset();
+  if (address.empty()) return;
+  grpc::ChannelArguments args;
+  net::ApplyClientKeepalive(options_.keepalive, args);
+  args.SetMaxReceiveMessageSize(options_.max_receive_message_bytes);
+  if (!verified_name_.empty()) args.SetSslTargetNameOverride(verified_name_);
+  leader_ = edge::v1::EdgeSync::NewStub(grpc::CreateCustomChannel(address, credentials_, args));
+  LOG(INFO) << "edge relay: relaying node streams to the leader at " << address;
+}
+
+NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::PeerIdentity peer,
+                                    bool allow_unauthenticated) {
+  absl::MutexLock lock(&mu_);
+  if (leader_ == nullptr) return nullptr;
+  const uint64_t id = next_id_++;
+  RelayedStream::Hooks hooks;
+  hooks.allow_unauthenticated = allow_unauthenticated;
+  hooks.on_upstream_done = [this](bool answered) {
+    if (!answered) failed_->Increment();
+  };
+  hooks.on_done = [this, id] {
+    absl::MutexLock done_lock(&mu_);
+    streams_.erase(id);
+    open_gauge_->Decrement();
+  };
+  // The stream's first callbacks run after Sync returns its reactor, after this lock is released.
+  auto [stream, reactor] = RelayedStream::Start(context, std::move(peer),
+                                                {leader_, leader_address_}, std::move(hooks));
+  streams_.emplace(id, stream);
+  relayed_->Increment();
+  open_gauge_->Increment();
+  return reactor;
+}
+
+void EdgeRelay::EndAll(const std::string& why) {
+  std::vector<std::shared_ptr<RelayedStream>> streams;
+  {
+    absl::MutexLock lock(&mu_);
+    streams.reserve(streams_.size());
+    for (const auto& [id, weak] : streams_) {
+      if (std::shared_ptr<RelayedStream> stream = weak.lock()) streams.push_back(std::move(stream));
+    }
+  }
+  for (const auto& stream : streams) {
+    stream->Cancel(grpc::Status(grpc::StatusCode::UNAVAILABLE, why));
+  }
+}
+
+std::size_t EdgeRelay::open_streams() const {
+  absl::MutexLock lock(&mu_);
+  return streams_.size();
+}
+
+}  // namespace nereid::gm

@@ -1,0 +1,88 @@
+#pragma once
+
+// The edge relay of a GM replica that does not lead: the node streams that reach it are relayed to
+// the leader's hub (relayed_stream.h) instead of being refused, so every replica can hold edge
+// connections while one leader holds the desired state, the controllers and the status writes.
+//
+// What it buys: the TLS connection of a node (its handshake, the OpenSSL and TCP state, about
+// two thirds of the ~80 KiB per node of bench/RESULTS.md) lives on the replica the node reached;
+// the leader holds one HTTP/2 stream per relayed node on one connection per replica. What it
+// costs: a message crosses one more hop.
+//
+// All relayed streams share one channel to the leader, authenticated with the GM's own
+// certificate (the leader trusts the node names it carries only from that certificate; see
+// stream_peer.h) and verified under a name of that certificate, since the leader is reached by
+// its pod address. When the leader cannot be reached or refuses the relay (e.g. a GM certificate
+// without clientAuth), a stream ends as a redirect to the leader: the node dials it itself.
+//
+// Thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/net/keepalive.h"
+#include "common/net/peer_identity.h"
+#include "common/net/tls.h"
+#include "globalmanager/edgehub/relayed_stream.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace nereid::gm {
+
+class EdgeRelay {
+ public:
+  struct Options {
+    net::TlsOptions tls;  // the GM's: presented to the leader, whose certificate it verifies
+    // The name the leader's certificate must carry; "" = the first DNS name of our certificate
+    // (its CN without DNS names): every replica presents the same certificate.
+    std::string verified_name;
+    net::KeepaliveOptions keepalive;
+    int max_receive_message_bytes = 64 << 20;
+    std::shared_ptr<prometheus::Registry> registry;  // null: a private one
+  };
+
+  static absl::StatusOr<std::unique_ptr<EdgeRelay>> Create(Options options);
+  // Ends every relayed stream and waits for them.
+  ~EdgeRelay();
+  EdgeRelay(const EdgeRelay&) = delete;
+  EdgeRelay& operator=(const EdgeRelay&) = delete;
+
+  // Where the leader's hub takes nodes (HOST:PORT); "" relays nothing (this replica leads, or no
+  // leader is known). Streams relayed to an earlier leader go on until they end.
+  void SetLeaderAddress(const std::string& address);
+  // A reactor relaying the stream of `context` to the leader, or nullptr when there is none.
+  // `allow_unauthenticated`: the hub's --insecure trust of a Hello without certificate.
+  NodeStreamReactor* Relay(grpc::CallbackServerContext* context, net::PeerIdentity peer,
+                           bool allow_unauthenticated);
+  // Ends every relayed stream with UNAVAILABLE (the nodes redial); later ones are relayed again
+  // if a leader address is set.
+  void EndAll(const std::string& why);
+
+  std::size_t open_streams() const;
+
+ private:
+  EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> credentials,
+            std::string verified_name);
+
+  const Options options_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  const std::string verified_name_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Counter* relayed_;
+  prometheus::Counter* failed_;
+  prometheus::Gauge* open_gauge_;
+
+  mutable absl::Mutex mu_;
+  std::string leader_address_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<edge::v1::EdgeSync::Stub> leader_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_map<uint64_t, std::weak_ptr<RelayedStream>> streams_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace nereid::gm

@@ -1,0 +1,246 @@
+// The edge relay (edge_relay.h): a replica that does not lead joins a node's stream to the leader's
+// hub, over real mTLS on loopback, with the GM certificate of the test CA on both replicas.
+
+#include "globalmanager/edgehub/edge_relay.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "common/net/edge_protocol.h"
+#include "globalmanager/edgehub/edge_hub.h"
+#include "globalmanager/edgehub/server.h"
+#include "tests/common/net/test_certs.h"
+#include "tests/fakes/eventually.h"
+#include "tests/globalmanager/edgehub/fake_report_handler.h"
+#include "tests/globalmanager/edgehub/test_node.h"
+
+namespace nereid::gm {
+namespace {
+
+namespace v1 = edge::v1;
+using ::nereid::fakes::Eventually;
+using ::nereid::gm::testing::FakeReportHandler;
+using ::nereid::testing::CertSet;
+using ::nereid::testing::DatasetReport;
+using ::nereid::testing::DatasetResource;
+using ::nereid::testing::Item;
+using ::nereid::testing::TestCerts;
+using ::nereid::testing::TestNode;
+
+std::string ReadFile(const std::string& path) {
+  absl::StatusOr<std::string> pem = net::ReadPemFile(path);
+  REQUIRE(pem.ok());
+  return *pem;
+}
+
+// One GM replica: a hub and its server. The leader accepts streams; a standby relays them.
+struct Replica {
+  FakeReportHandler handler;
+  std::unique_ptr<EdgeRelay> relay;
+  std::unique_ptr<EdgeHub> hub;
+  std::unique_ptr<EdgeHubServer> server;
+
+  Replica(bool leads, const CertSet& certs) {
+    EdgeHub::Options options;
+    options.report_handler = &handler;
+    options.accept_streams = leads;
+    options.gm_version = leads ? "leader" : "standby";
+    options.relay_certificate = ReadFile(certs.gm_cert);
+    if (!leads) {
+      EdgeRelay::Options relay_options;
+      relay_options.tls = certs.ServerTls();
+      auto created = EdgeRelay::Create(relay_options);
+      REQUIRE(created.ok());
+      relay = std::move(*created);
+      options.relay = relay.get();
+    }
+    hub = std::make_unique<EdgeHub>(options);
+    EdgeHubServerOptions server_options;
+    server_options.listen = "127.0.0.1:0";
+    server_options.tls = certs.ServerTls();
+    auto started = EdgeHubServer::Start(hub.get(), server_options);
+    REQUIRE(started.ok());
+    server = std::move(*started);
+  }
+  ~Replica() {
+    // The server first: it cancels the relayed streams; the relay then waits for them.
+    server->Stop(absl::Seconds(1));
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(server->port()); }
+};
+
+v1::SyncResponse Expect(TestNode& node) {
+  auto response = node.Next();
+  REQUIRE(response.has_value());
+  return *response;
+}
+
+TEST_CASE("a standby relays a node's stream to the leader's hub, both ways", "[edgehub][relay]") {
+  Replica leader(true, TestCerts());
+  Replica standby(false, TestCerts());
+  standby.relay->SetLeaderAddress(leader.address());
+  REQUIRE(leader.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
+  leader.hub->MarkSynced();
+
+  auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  node->Hello("edge-a", {Item("Dataset", "stale", "1")});
+  v1::SyncResponse hello = Expect(*node);
+  REQUIRE(hello.has_hello_reply());
+  CHECK(hello.hello_reply().gm_version() == "leader");
+  v1::Change upsert = node->NextChange();
+  CHECK(upsert.upsert().ref().name() == "ds");
+  node->Ack(upsert);
+  v1::Change remove = node->NextChange();
+  CHECK(remove.remove().ref().name() == "stale");
+  node->Ack(remove);
+  REQUIRE(Expect(*node).has_resync_done());
+  CHECK(Eventually([&] { return leader.hub->metrics().changes_acked().Value() == 2; }));
+  CHECK(leader.hub->Node("edge-a").connected);
+  CHECK_FALSE(standby.hub->Node("edge-a").connected);
+  CHECK(standby.relay->open_streams() == 1);
+
+  // A report crosses to the leader's handler under the node's name; its ACK comes back.
+  node->Report(DatasetReport(7, "ds", 3));
+  FakeReportHandler::Call& call = leader.handler.WaitForCall(1);
+  CHECK(call.node == "edge-a");
+  CHECK(call.report->dataset().number_of_samples() == 3);
+  call.done(ReportOutcome::Accepted());
+  v1::ReportAck ack = node->NextReportAck();
+  CHECK(ack.seq() == 7);
+  CHECK(ack.result() == v1::REPORT_ACCEPTED);
+  // A change made later flows too.
+  REQUIRE(leader.hub->Upsert("edge-a", DatasetResource("ds", "2", "edge-a")).ok());
+  CHECK(node->NextChange().upsert().version() == "2");
+  CHECK(standby.handler.calls() == 0);
+
+  // The node goes away: the leader's stream for it ends and the relay lets go of it.
+  node->Cancel();
+  CHECK(Eventually([&] { return !leader.hub->Node("edge-a").connected; }));
+  CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+}
+
+TEST_CASE("the leader ending a relayed stream ends the node's, with its status and trailer",
+          "[edgehub][relay]") {
+  Replica leader(true, TestCerts());
+  Replica standby(false, TestCerts());
+  standby.relay->SetLeaderAddress(leader.address());
+  leader.hub->MarkSynced();
+  auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  node->Hello("edge-a");
+  REQUIRE(Expect(*node).has_hello_reply());
+  REQUIRE(Expect(*node).has_resync_done());
+
+  // The leader steps down and names another replica as the owner.
+  leader.hub->SetOwnerAddress("127.0.0.1:1");
+  leader.hub->SetAcceptingStreams(false);
+  grpc::Status status = node->AwaitEnd();
+  CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+
+  // A new stream is relayed again and refused by the leader with its hint, passed through.
+  auto again = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  again->Hello("edge-a");
+  CHECK(again->AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK(again->Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:1");
+}
+
+TEST_CASE("a relay the leader does not answer sends the node to the leader's address",
+          "[edgehub][relay]") {
+  // The leader's certificates come from another CA: the relay's handshake fails both ways.
+  std::unique_ptr<nereid::testing::OwnedCertSet> other = nereid::testing::MakeCertSet("edge-a");
+  Replica leader(true, other->set());
+  Replica standby(false, TestCerts());
+  standby.relay->SetLeaderAddress(leader.address());
+  leader.hub->MarkSynced();
+
+  auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  node->Hello("edge-a");
+  grpc::Status status = node->AwaitEnd();
+  CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK(node->Trailer(net::kEdgeOwnerTrailer) == leader.address());
+  CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+  CHECK_FALSE(leader.hub->Node("edge-a").connected);
+}
+
+TEST_CASE("a relayed Hello is checked on the standby before anything reaches the leader",
+          "[edgehub][relay]") {
+  Replica leader(true, TestCerts());
+  Replica standby(false, TestCerts());
+  standby.relay->SetLeaderAddress(leader.address());
+  leader.hub->MarkSynced();
+
+  auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  node->Hello("edge-b");
+  CHECK(node->AwaitEnd().error_code() == grpc::StatusCode::PERMISSION_DENIED);
+  CHECK_FALSE(leader.hub->Node("edge-b").connected);
+  CHECK(leader.hub->metrics().refused_identities().Value() == 0);  // never got that far
+}
+
+TEST_CASE("only the GM's certificate may speak for another node", "[edgehub][relay]") {
+  Replica leader(true, TestCerts());
+  leader.hub->MarkSynced();
+  const std::vector<std::pair<std::string, std::string>> claim = {
+      {net::kRelayedNodeMetadata, "edge-b"}};
+
+  // A node adding the relay's metadata is still only itself.
+  TestNode node(TestNode::Channel(leader.server->port(), TestCerts().ClientTls("edge-a")), claim);
+  node.Hello("edge-b");
+  CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::PERMISSION_DENIED);
+  CHECK(leader.hub->metrics().refused_identities().Value() == 1);
+
+  // The GM's certificate with the metadata speaks for the node it names, and only that one.
+  TestNode relayed(TestNode::Channel(leader.server->port(), TestCerts().ServerTls()), claim);
+  relayed.Hello("edge-b");
+  REQUIRE(Expect(relayed).has_hello_reply());
+  CHECK(leader.hub->Node("edge-b").connected);
+  TestNode other(TestNode::Channel(leader.server->port(), TestCerts().ServerTls()), claim);
+  other.Hello("edge-c");
+  CHECK(other.AwaitEnd().error_code() == grpc::StatusCode::PERMISSION_DENIED);
+}
+
+TEST_CASE("a node connection holds a bounded number of streams; a relay's is not bounded",
+          "[edgehub][relay]") {
+  Replica leader(true, TestCerts());
+  leader.hub->MarkSynced();
+  std::shared_ptr<grpc::Channel> node_channel =
+      TestNode::Channel(leader.server->port(), TestCerts().ClientTls("edge-a"));
+  // Nine streams, none past its Hello yet: one of them is refused at once.
+  std::vector<std::unique_ptr<TestNode>> streams;
+  for (int i = 0; i < 9; ++i) streams.push_back(std::make_unique<TestNode>(node_channel));
+  auto ended = [&] {
+    return std::count_if(streams.begin(), streams.end(), [](auto& s) { return s->Ended(); });
+  };
+  REQUIRE(Eventually([&] { return ended() == 1; }));
+  auto refused = std::find_if(streams.begin(), streams.end(), [](auto& s) { return s->Ended(); });
+  CHECK((*refused)->AwaitEnd().error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+  streams.erase(refused);
+  // One more ending makes room for one more, once the hub has seen it end.
+  streams.front()->Cancel();
+  streams.erase(streams.begin());
+  std::unique_ptr<TestNode> next;
+  CHECK(Eventually([&] {
+    next = std::make_unique<TestNode>(node_channel);
+    next->Hello("edge-a");
+    std::optional<v1::SyncResponse> reply = next->Next();
+    return reply.has_value() && reply->has_hello_reply();
+  }));
+  CHECK(ended() == 0);
+
+  std::shared_ptr<grpc::Channel> relay_channel =
+      TestNode::Channel(leader.server->port(), TestCerts().ServerTls());
+  std::vector<std::unique_ptr<TestNode>> relayed;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "relayed-" + std::to_string(i);
+    relayed.push_back(std::make_unique<TestNode>(
+        relay_channel, std::vector<std::pair<std::string, std::string>>{
+                           {net::kRelayedNodeMetadata, name}}));
+    relayed.back()->Hello(name);
+    REQUIRE(Expect(*relayed.back()).has_hello_reply());
+  }
+  CHECK(leader.hub->metrics().connected_nodes().Value() == 13);  // with edge-a
+}
+
+}  // namespace
+}  // namespace nereid::gm
