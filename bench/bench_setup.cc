@@ -66,7 +66,8 @@ absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,
   return api;
 }
 
-absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options) {
+absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options,
+                                                 GmReadiness wait) {
   GlobalManager gm;
   ASSIGN_OR_RETURN(gm.process, testing::Subprocess::Start(std::move(options)));
   ASSIGN_OR_RETURN(std::string line, gm.process->ReadLine(absl::Seconds(60)));
@@ -80,11 +81,16 @@ absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options op
   if (!testing::WaitFor(
           [&] {
             httplib::Result ready = http.Get("/readyz");
-            return ready && ready->status == 200;
+            if (wait == GmReadiness::kReady) return ready && ready->status == 200;
+            return ready && ready->status == 503 &&
+                   ready->body.find("not the leader (leader: ") != std::string::npos &&
+                   ready->body.find("leader: none") == std::string::npos;
           },
           absl::Seconds(60), absl::Milliseconds(50))) {
     return absl::DeadlineExceededError(
-        absl::StrCat("the GM is not ready after 60 s; its log:\n", gm.process->Stderr()));
+        absl::StrCat(wait == GmReadiness::kReady ? "the GM is not ready"
+                                                 : "the standby GM knows no leader",
+                     " after 60 s; its log:\n", gm.process->Stderr()));
   }
   return gm;
 }

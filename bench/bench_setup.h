@@ -60,7 +60,11 @@ struct GlobalManager {
   int edge_port = 0;
   int http_port = 0;
 };
-absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options);
+// What StartGlobalManager waits for: /readyz 200 (the leader, or a GM without leader election), or
+// a standby that knows the leader (/readyz 503 naming it).
+enum class GmReadiness { kReady, kStandby };
+absl::StatusOr<GlobalManager> StartGlobalManager(testing::Subprocess::Options options,
+                                                 GmReadiness wait = GmReadiness::kReady);
 
 // globalmanager's argv with its edge hub (mTLS, certificates as scripts/gen-certs.sh writes them to
 // `certs_dir`) and its HTTP port on 127.0.0.1:0; callers add --leader-elect, --log-level, ...

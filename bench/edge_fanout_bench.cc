@@ -9,6 +9,8 @@
 //       [--ignore-retry-after]  (nodes answered RETRY "Busy" use the LC's own backoff, 5 s
 //                                doubling to 5 min, not the GM's estimate: LCs before it existed)
 //       [--gm-arg FLAG]...  (more GM flags, e.g. --gm-arg --max-held-reports=1024)
+//       [--relay]  (a second GM replica, a standby, takes the nodes' connections and relays their
+//                   streams to the leader: every phase also prints the standby's memory and CPU)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -100,6 +102,7 @@ struct Flags {
   int create_threads = 4;
   double create_rate = 0;  // objects/s over all threads; 0 = as fast as the API answers
   bool leader_elect = false;
+  bool relay = false;  // the nodes dial a standby replica that relays them to the leader
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
@@ -120,7 +123,7 @@ void Usage() {
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
-         "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--enforce]\n";
+         "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -149,6 +152,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       RETURN_IF_ERROR(reader.Number(&flags.create_rate, 0));
     } else if (arg == "--leader-elect") {
       flags.leader_elect = true;
+    } else if (arg == "--relay") {
+      flags.relay = true;
+      flags.leader_elect = true;  // a standby needs a Lease to follow
     } else if (arg == "--baseline-writes") {
       RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
     } else if (arg == "--kubectl-objects") {
@@ -205,6 +211,8 @@ struct PhaseStats {
   double seconds = 0;
   ProcStats gm;         // after the phase
   double gm_cpu = 0;    // GM CPU seconds spent in the phase
+  ProcStats standby;    // with --relay: the relaying replica after the phase
+  double standby_cpu = 0;
   double api_cpu = 0;   // devapiserver CPU seconds in the phase
   double self_cpu = 0;  // this process (simulator + API clients)
 };
@@ -239,6 +247,7 @@ class FanoutBench {
   std::unique_ptr<Subprocess> api_;
   std::unique_ptr<Subprocess> gm_;
   Subprocess::Options gm_options_;  // how gm_ was started (for --restart)
+  std::unique_ptr<Subprocess> standby_;  // with --relay: the replica the nodes dial
   int api_port_ = 0;
   int gm_http_port_ = 0;
   int gm_edge_port_ = 0;
@@ -248,7 +257,7 @@ class FanoutBench {
   // Phase bookkeeping.
   std::vector<PhaseStats> phases_;
   absl::Time phase_start_;
-  ProcStats gm_before_, api_before_;
+  ProcStats gm_before_, api_before_, standby_before_;
   double self_before_ = 0;
 
   // Results.
@@ -293,6 +302,7 @@ void FanoutBench::BeginPhase(const std::string& name) {
   phases_.push_back(std::move(phase));
   phase_start_ = absl::Now();
   gm_before_ = gm_ ? ReadProcStats(gm_->pid()) : ProcStats();
+  standby_before_ = standby_ ? ReadProcStats(standby_->pid()) : ProcStats();
   api_before_ = api_ ? ReadProcStats(api_->pid()) : ProcStats();
   self_before_ = SelfCpuSeconds();
   std::cerr << "edge_fanout_bench: " << name << " ..." << std::endl;
@@ -308,6 +318,16 @@ void FanoutBench::EndPhase() {
   if (api_)
     phase.api_cpu = ReadProcStats(api_->pid()).cpu_seconds - std::max(0.0, api_before_.cpu_seconds);
   phase.self_cpu = SelfCpuSeconds() - self_before_;
+  if (standby_) {
+    phase.standby = ReadProcStats(standby_->pid());
+    phase.standby_cpu = phase.standby.cpu_seconds - std::max(0.0, standby_before_.cpu_seconds);
+    std::cerr << absl::StrFormat(
+                     "edge_fanout_bench: %s: relaying standby VmHWM %.1f MiB, RSS %.1f MiB, CPU "
+                     "%.2f s",
+                     phase.name, Mb(phase.standby.vm_hwm_kb), Mb(phase.standby.vm_rss_kb),
+                     phase.standby_cpu)
+              << std::endl;
+  }
   std::cerr << absl::StrFormat(
                    "edge_fanout_bench: %s done in %.2f s (GM VmHWM %.1f MiB, RSS %.1f MiB, "
                    "CPU %.2f s; devapiserver CPU %.2f s; simulator+clients CPU %.2f s)",
@@ -392,6 +412,7 @@ absl::Status FanoutBench::Setup() {
   gm.argv.insert(gm.argv.end(),
                  {absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
                   "--log-level", flags_.gm_log_level});
+  if (flags_.relay) gm.argv.insert(gm.argv.end(), {"--edge-advertise-address", "127.0.0.1"});
   gm.argv.insert(gm.argv.end(), flags_.gm_args.begin(), flags_.gm_args.end());
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
   gm_options_ = gm;
@@ -399,9 +420,17 @@ absl::Status FanoutBench::Setup() {
   gm_ = std::move(started.process);
   gm_edge_port_ = started.edge_port;
   gm_http_port_ = started.http_port;
+  int node_port = gm_edge_port_;
+  if (flags_.relay) {
+    Subprocess::Options standby = gm_options_;
+    ASSIGN_OR_RETURN(GlobalManager follower,
+                     StartGlobalManager(std::move(standby), GmReadiness::kStandby));
+    standby_ = std::move(follower.process);
+    node_port = follower.edge_port;
+  }
 
   EdgeSimulator::Options sim;
-  sim.gm_address = absl::StrCat("127.0.0.1:", gm_edge_port_);
+  sim.gm_address = absl::StrCat("127.0.0.1:", node_port);
   sim.ca_pem = ca_pem;
   sim.honor_retry_after = !flags_.ignore_retry_after;
   ASSIGN_OR_RETURN(sim_, EdgeSimulator::Create(sim, std::move(identities)));
@@ -701,6 +730,12 @@ absl::Status FanoutBench::StopAll() {
   gm_final_ = ReadProcStats(gm_->pid());
   const std::vector<std::string> errors = sim_->StreamErrors();
   sim_->Stop();
+  if (standby_) {
+    ASSIGN_OR_RETURN(int standby_exit, standby_->Stop(absl::Seconds(30)));
+    std::ofstream log(Dir("standby.log"));
+    log << standby_->Stderr();
+    if (standby_exit != 0) std::cerr << "the standby GM exited with " << standby_exit << "\n";
+  }
   ASSIGN_OR_RETURN(gm_exit_, gm_->Stop(absl::Seconds(30)));
   {
     std::ofstream log(Dir("gm.log"));
@@ -740,6 +775,15 @@ bool FanoutBench::Report(std::ostream& out) const {
     out << absl::StrFormat("%-10s %8.2f %14.1f %11.1f %9.2f %10.2f %17.2f\n", phase.name,
                            phase.seconds, Mb(phase.gm.vm_hwm_kb), Mb(phase.gm.vm_rss_kb),
                            phase.gm_cpu, phase.api_cpu, phase.self_cpu);
+  }
+  if (standby_ != nullptr || flags_.relay) {
+    out << "relaying standby (the nodes' connections; GM above = the leader):\n"
+           "phase      VmHWM MiB  RSS MiB  CPU s\n";
+    for (const PhaseStats& phase : phases_) {
+      out << absl::StrFormat("%-10s %9.1f %8.1f %6.2f\n", phase.name,
+                             Mb(phase.standby.vm_hwm_kb), Mb(phase.standby.vm_rss_kb),
+                             phase.standby_cpu);
+    }
   }
   out << absl::StrFormat(
       "create: %d Datasets in %.2f s = %.0f/s (one create call p50 %.1f ms, p99 %.1f ms)\n", total_,

@@ -35,6 +35,15 @@ if ! grep -Eq "(^|,)DNS:${host//./\\.}(,|$)" <<<"$sans"; then
   exit 1
 fi
 
+# A standby relays the node streams that reach it to the leader with this certificate as a client
+# certificate; without clientAuth the leader refuses the relay and the standby redirects instead.
+if ! openssl x509 -in "$pki/globalmanager.crt" -noout -ext extendedKeyUsage 2>/dev/null |
+    grep -q "TLS Web Client Authentication"; then
+  echo "install-gm-tls: warning: $pki/globalmanager.crt lacks extendedKeyUsage clientAuth, so" \
+    "standby replicas cannot relay nodes to the leader (they send them there instead)." >&2
+  echo "  Re-issue it: scripts/gen-certs.sh --force --san DNS:$host,DNS:$host.svc $pki" >&2
+fi
+
 kubectl create secret generic nereid-gm-tls --namespace sedna \
   --from-file=ca.crt="$pki/ca.crt" \
   --from-file=tls.crt="$pki/globalmanager.crt" \

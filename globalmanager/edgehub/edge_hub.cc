@@ -210,7 +210,7 @@ EdgeHub::NodeStatus EdgeHub::StatusOfLocked(const std::string& node, const NodeS
 grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
     grpc::CallbackServerContext* context) {
   if (stream_opened_) stream_opened_(context->peer());
-  StreamPeer peer = ResolveStreamPeer(*context, relay_trust_);
+  StreamPeer peer = ResolveStreamPeer(*context, relay_trust_, options_.allow_unauthenticated);
   bool relay;
   {
     absl::MutexLock lock(&mu_);

@@ -38,20 +38,23 @@ bool RelayTrust::Trusts(const grpc::AuthContext* context) const {
   return false;
 }
 
-StreamPeer ResolveStreamPeer(const grpc::CallbackServerContext& context, const RelayTrust& trust) {
+StreamPeer ResolveStreamPeer(const grpc::CallbackServerContext& context, const RelayTrust& trust,
+                             bool allow_unauthenticated) {
   StreamPeer peer;
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  peer.identity = net::PeerIdentityFrom(auth.get());
   const auto& metadata = context.client_metadata();
   const auto relayed = metadata.find(net::kRelayedNodeMetadata);
-  if (relayed != metadata.end() && trust.Trusts(auth.get())) {
+  if (relayed == metadata.end()) return peer;
+  if (trust.Trusts(auth.get())) {
     const std::string node(relayed->second.data(), relayed->second.size());
     peer.identity.authenticated = true;
     peer.identity.common_name = node;
     peer.identity.dns_names = {node};
     peer.relayed = true;
-    return peer;
+  } else if (allow_unauthenticated && !peer.identity.authenticated) {
+    peer.relayed = true;  // unauthenticated as before: its Hello's claim is trusted anyway
   }
-  peer.identity = net::PeerIdentityFrom(auth.get());
   return peer;
 }
 

@@ -37,7 +37,10 @@ struct StreamPeer {
   bool relayed = false;  // a replica relays the stream of the node `identity` names
 };
 
-StreamPeer ResolveStreamPeer(const grpc::CallbackServerContext& context, const RelayTrust& trust);
+// `allow_unauthenticated` (--insecure): a peer without certificate may relay too, as it may claim
+// any node in its Hello.
+StreamPeer ResolveStreamPeer(const grpc::CallbackServerContext& context, const RelayTrust& trust,
+                             bool allow_unauthenticated);
 
 // The checks a stream's first message must pass before anything is sent for the node: a Hello
 // with a node name the peer may claim (the certificate names it, or --insecure and no certificate)

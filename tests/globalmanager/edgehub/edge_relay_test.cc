@@ -42,15 +42,19 @@ struct Replica {
   std::unique_ptr<EdgeHub> hub;
   std::unique_ptr<EdgeHubServer> server;
 
-  Replica(bool leads, const CertSet& certs) {
+  // `insecure`: plaintext, no certificates (--insecure).
+  Replica(bool leads, const CertSet& certs, bool insecure = false) {
+    const net::TlsOptions tls =
+        insecure ? net::TlsOptions{.insecure = true} : certs.ServerTls();
     EdgeHub::Options options;
     options.report_handler = &handler;
     options.accept_streams = leads;
     options.gm_version = leads ? "leader" : "standby";
-    options.relay_certificate = ReadFile(certs.gm_cert);
+    options.allow_unauthenticated = insecure;
+    if (!insecure) options.relay_certificate = ReadFile(certs.gm_cert);
     if (!leads) {
       EdgeRelay::Options relay_options;
-      relay_options.tls = certs.ServerTls();
+      relay_options.tls = tls;
       auto created = EdgeRelay::Create(relay_options);
       REQUIRE(created.ok());
       relay = std::move(*created);
@@ -59,7 +63,7 @@ struct Replica {
     hub = std::make_unique<EdgeHub>(options);
     EdgeHubServerOptions server_options;
     server_options.listen = "127.0.0.1:0";
-    server_options.tls = certs.ServerTls();
+    server_options.tls = tls;
     auto started = EdgeHubServer::Start(hub.get(), server_options);
     REQUIRE(started.ok());
     server = std::move(*started);
@@ -240,6 +244,26 @@ TEST_CASE("a node connection holds a bounded number of streams; a relay's is not
     REQUIRE(Expect(*relayed.back()).has_hello_reply());
   }
   CHECK(leader.hub->metrics().connected_nodes().Value() == 13);  // with edge-a
+}
+
+TEST_CASE("with --insecure, a standby relays more nodes than one node connection may hold",
+          "[edgehub][relay]") {
+  Replica leader(true, TestCerts(), /*insecure=*/true);
+  Replica standby(false, TestCerts(), /*insecure=*/true);
+  standby.relay->SetLeaderAddress(leader.address());
+  leader.hub->MarkSynced();
+  std::vector<std::unique_ptr<TestNode>> nodes;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "plain-" + std::to_string(i);
+    nodes.push_back(std::make_unique<TestNode>(
+        TestNode::Channel(standby.server->port(), net::TlsOptions{.insecure = true})));
+    nodes.back()->Hello(name);
+    v1::SyncResponse reply = Expect(*nodes.back());
+    REQUIRE(reply.has_hello_reply());
+    CHECK(reply.hello_reply().gm_version() == "leader");
+  }
+  CHECK(leader.hub->metrics().connected_nodes().Value() == 12);
+  CHECK(standby.relay->open_streams() == 12);
 }
 
 }  // namespace
