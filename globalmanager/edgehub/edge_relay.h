@@ -65,6 +65,8 @@ class EdgeRelay {
   void EndAll(const std::string& why);
 
   std::size_t open_streams() const;
+  // Relayed streams the leader never answered.
+  double failures() const { return failed_->Value(); }
 
  private:
   EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> credentials,

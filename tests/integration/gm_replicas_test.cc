@@ -56,124 +56,141 @@ double ConnectedNodes(const GmProcess& gm) {
   return testing::MetricValue(gm.Metrics(), "nereid_edgehub_connected_nodes");
 }
 
+// A node's data directory with lines 1..lines in `file`; returns the directory.
+std::string NodeData(EdgeCluster& cluster, const std::string& node, const std::string& file,
+                     int lines) {
+  const std::string data = cluster.dir().File("root-" + node + "/data");
+  std::filesystem::create_directories(data);
+  AppendLines(data + "/" + file, 1, lines);
+  return data;
+}
+
+void AwaitLeader(const GmProcess& gm) {
+  REQUIRE(WaitFor([&] { return gm.Ready(); }, absl::Seconds(20), kPoll));
+}
+
+void AwaitStandby(const GmProcess& gm) {
+  REQUIRE(WaitFor([&] { return testing::HttpGet(gm.http_port, "/healthz").status == 200; },
+                  absl::Seconds(20), kPoll));
+  CHECK_FALSE(gm.Ready());
+}
+
+// gm-a leads, gm-b stands by; both with `args`.
+struct Replicas {
+  int port_a = testing::FreePort();
+  int port_b = testing::FreePort();
+  std::string address_a = absl::StrCat("127.0.0.1:", port_a);
+  std::string address_b = absl::StrCat("127.0.0.1:", port_b);
+  std::vector<std::string> args;
+  GmProcess a;
+  GmProcess b;
+
+  Replicas(EdgeCluster& cluster, std::vector<std::string> replica_args)
+      : args(std::move(replica_args)) {
+    a = cluster.LaunchGm("gm-a", port_a, args);
+    AwaitLeader(a);
+    b = cluster.LaunchGm("gm-b", port_b, args);
+    AwaitStandby(b);
+  }
+  // The leader stops and releases the Lease; gm-b leads.
+  void StopLeader() {
+    auto code = a.process->Stop(absl::Seconds(15));
+    REQUIRE(code.ok());
+    CHECK(*code == 0);
+    AwaitLeader(b);
+  }
+  void RestartA(EdgeCluster& cluster) {
+    a = cluster.LaunchGm("gm-a", port_a, args);
+    AwaitStandby(a);
+  }
+};
+
+// A bare host: the replica adds the port of --listen.
+const std::vector<std::string> kAdvertise = {"--edge-advertise-address", "127.0.0.1"};
+
 TEST_CASE("without the relay, a node given the standby's address is sent to the leader, and "
           "follows the Lease when the leader stops",
           "[integration][ha]") {
   EdgeCluster cluster(testing::BuiltEdgeBinaries(), "gm-replicas-");
-  const std::string data = cluster.dir().File("root-edge-a/data");
-  std::filesystem::create_directories(data);
-  AppendLines(data + "/a.txt", 1, 10);
-
-  const int port_a = testing::FreePort();
-  const int port_b = testing::FreePort();
-  const std::string address_a = absl::StrCat("127.0.0.1:", port_a);
-  const std::string address_b = absl::StrCat("127.0.0.1:", port_b);
-  // A bare host: the replica adds the port of --listen.
-  GmProcess a = cluster.LaunchGm("gm-a", port_a, {"--edge-advertise-address", "127.0.0.1", "--edge-relay=false"});
-  REQUIRE(WaitFor([&] { return a.Ready(); }, absl::Seconds(20), kPoll));
-  GmProcess b = cluster.LaunchGm("gm-b", port_b, {"--edge-advertise-address", "127.0.0.1", "--edge-relay=false"});
-  REQUIRE(WaitFor([&] { return testing::HttpGet(b.http_port, "/healthz").status == 200; },
-                  absl::Seconds(20), kPoll));
-  CHECK_FALSE(b.Ready());
-  CHECK(LeaseEdgeAddress(cluster) == address_a);
+  const std::string data = NodeData(cluster, "edge-a", "a.txt", 10);
+  std::vector<std::string> args = kAdvertise;
+  args.push_back("--edge-relay=false");
+  Replicas gms(cluster, args);
+  CHECK(LeaseEdgeAddress(cluster) == gms.address_a);
 
   const testing::CertSet& certs = testing::TestCerts();
   Lc lc = cluster.StartLc("edge-a", certs.NodeCert("edge-a"), certs.NodeKey("edge-a"), "", {},
-                          {"--gm", address_b});
+                          {"--gm", gms.address_b});
   cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("da", "edge-a", "/data/a.txt"));
   REQUIRE(cluster.WaitSamples("da", 10, absl::Seconds(30)));
-  CHECK(LinkServer(lc) == address_a);
+  CHECK(LinkServer(lc) == gms.address_a);
   CHECK(lc.LinkCounter("redirects") >= 1);
-  CHECK(Redirected(b) >= 1);
-  CHECK(a.DatasetReports("accepted") >= 1);
+  CHECK(Redirected(gms.b) >= 1);
+  CHECK(gms.a.DatasetReports("accepted") >= 1);
 
-  // The leader stops and releases the Lease; the standby leads, and the node, whose stream
-  // ended, dials its configured address again and lands there.
-  auto code = a.process->Stop(absl::Seconds(15));
-  REQUIRE(code.ok());
-  CHECK(*code == 0);
-  REQUIRE(WaitFor([&] { return b.Ready(); }, absl::Seconds(20), kPoll));
-  CHECK(WaitFor([&] { return LeaseEdgeAddress(cluster) == address_b; }, absl::Seconds(10),
+  // The standby leads, and the node, whose stream ended, dials its configured address again and
+  // lands there.
+  gms.StopLeader();
+  CHECK(WaitFor([&] { return LeaseEdgeAddress(cluster) == gms.address_b; }, absl::Seconds(10),
                 kPoll));
   AppendLines(data + "/a.txt", 11, 15);
   CHECK(cluster.WaitSamples("da", 15, absl::Seconds(30)));
-  CHECK(WaitFor([&] { return lc.Synced() && LinkServer(lc) == address_b; }, absl::Seconds(30),
-                kPoll));
-  CHECK(b.DatasetReports("accepted") >= 1);
+  CHECK(WaitFor([&] { return lc.Synced() && LinkServer(lc) == gms.address_b; },
+                absl::Seconds(30), kPoll));
+  CHECK(gms.b.DatasetReports("accepted") >= 1);
 
   // gm-a comes back as the standby: the node stays where it is.
-  a = cluster.LaunchGm("gm-a", port_a, {"--edge-advertise-address", "127.0.0.1", "--edge-relay=false"});
-  REQUIRE(WaitFor([&] { return testing::HttpGet(a.http_port, "/healthz").status == 200; },
-                  absl::Seconds(20), kPoll));
+  gms.RestartA(cluster);
   AppendLines(data + "/a.txt", 16, 18);
   CHECK(cluster.WaitSamples("da", 18, absl::Seconds(30)));
-  CHECK(LinkServer(lc) == address_b);
-  CHECK_FALSE(a.Ready());
-  CHECK(LeaseEdgeAddress(cluster) == address_b);
+  CHECK(LinkServer(lc) == gms.address_b);
+  CHECK(LeaseEdgeAddress(cluster) == gms.address_b);
 }
 
 TEST_CASE("a node given the standby's address is relayed to the leader, and is served by the "
           "standby itself once it leads",
           "[integration][ha]") {
   EdgeCluster cluster(testing::BuiltEdgeBinaries(), "gm-relay-");
-  const std::string data = cluster.dir().File("root-edge-a/data");
-  std::filesystem::create_directories(data);
-  AppendLines(data + "/a.txt", 1, 10);
-
-  const int port_a = testing::FreePort();
-  const int port_b = testing::FreePort();
-  const std::string address_b = absl::StrCat("127.0.0.1:", port_b);
-  GmProcess a = cluster.LaunchGm("gm-a", port_a, {"--edge-advertise-address", "127.0.0.1"});
-  REQUIRE(WaitFor([&] { return a.Ready(); }, absl::Seconds(20), kPoll));
-  GmProcess b = cluster.LaunchGm("gm-b", port_b, {"--edge-advertise-address", "127.0.0.1"});
-  REQUIRE(WaitFor([&] { return testing::HttpGet(b.http_port, "/healthz").status == 200; },
-                  absl::Seconds(20), kPoll));
-  CHECK_FALSE(b.Ready());
+  const std::string data = NodeData(cluster, "edge-a", "a.txt", 10);
+  Replicas gms(cluster, kAdvertise);
 
   const testing::CertSet& certs = testing::TestCerts();
   Lc lc = cluster.StartLc("edge-a", certs.NodeCert("edge-a"), certs.NodeKey("edge-a"), "", {},
-                          {"--gm", address_b});
+                          {"--gm", gms.address_b});
   cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("da", "edge-a", "/data/a.txt"));
   REQUIRE(cluster.WaitSamples("da", 10, absl::Seconds(30)));
   // The node's connection is the standby's; its stream, state and reports are the leader's.
-  CHECK(LinkServer(lc) == address_b);
+  CHECK(LinkServer(lc) == gms.address_b);
   CHECK(lc.Synced());
   CHECK(lc.LinkCounter("redirects") == 0);
-  CHECK(Redirected(b) == 0);
-  CHECK(RelayedNow(b) == 1);
-  CHECK(ConnectedNodes(a) == 1);
-  CHECK(ConnectedNodes(b) == 0);
-  CHECK(a.DatasetReports("accepted") >= 1);
+  CHECK(Redirected(gms.b) == 0);
+  CHECK(RelayedNow(gms.b) == 1);
+  CHECK(ConnectedNodes(gms.a) == 1);
+  CHECK(ConnectedNodes(gms.b) == 0);
+  CHECK(gms.a.DatasetReports("accepted") >= 1);
   AppendLines(data + "/a.txt", 11, 12);
   CHECK(cluster.WaitSamples("da", 12, absl::Seconds(30)));
 
   // The leader stops: the relayed stream ends with it, the standby leads, and the node's next
   // dial of the same address is served there directly.
-  auto code = a.process->Stop(absl::Seconds(15));
-  REQUIRE(code.ok());
-  CHECK(*code == 0);
-  REQUIRE(WaitFor([&] { return b.Ready(); }, absl::Seconds(20), kPoll));
+  gms.StopLeader();
   AppendLines(data + "/a.txt", 13, 15);
   CHECK(cluster.WaitSamples("da", 15, absl::Seconds(30)));
-  CHECK(WaitFor([&] { return ConnectedNodes(b) == 1 && RelayedNow(b) == 0; }, absl::Seconds(30),
-                kPoll));
-  CHECK(LinkServer(lc) == address_b);
-  CHECK(b.DatasetReports("accepted") >= 1);
+  CHECK(WaitFor([&] { return ConnectedNodes(gms.b) == 1 && RelayedNow(gms.b) == 0; },
+                absl::Seconds(30), kPoll));
+  CHECK(LinkServer(lc) == gms.address_b);
+  CHECK(gms.b.DatasetReports("accepted") >= 1);
 
   // gm-a comes back as the standby and relays a second node to gm-b.
-  a = cluster.LaunchGm("gm-a", port_a, {"--edge-advertise-address", "127.0.0.1"});
-  REQUIRE(WaitFor([&] { return testing::HttpGet(a.http_port, "/healthz").status == 200; },
-                  absl::Seconds(20), kPoll));
-  const std::string data_b = cluster.dir().File("root-edge-b/data");
-  std::filesystem::create_directories(data_b);
-  AppendLines(data_b + "/b.txt", 1, 4);
+  gms.RestartA(cluster);
+  NodeData(cluster, "edge-b", "b.txt", 4);
   Lc lc_b = cluster.StartLc("edge-b", certs.NodeCert("edge-b"), certs.NodeKey("edge-b"), "", {},
-                            {"--gm", absl::StrCat("127.0.0.1:", port_a)});
+                            {"--gm", gms.address_a});
   cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("db", "edge-b", "/data/b.txt"));
   CHECK(cluster.WaitSamples("db", 4, absl::Seconds(30)));
-  CHECK(WaitFor([&] { return RelayedNow(a) == 1 && ConnectedNodes(b) == 2; }, absl::Seconds(30),
-                kPoll));
-  CHECK_FALSE(a.Ready());
+  CHECK(WaitFor([&] { return RelayedNow(gms.a) == 1 && ConnectedNodes(gms.b) == 2; },
+                absl::Seconds(30), kPoll));
+  CHECK_FALSE(gms.a.Ready());
 }
 
 }  // namespace

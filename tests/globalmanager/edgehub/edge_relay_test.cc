@@ -75,6 +75,17 @@ struct Replica {
   std::string address() const { return "127.0.0.1:" + std::to_string(server->port()); }
 };
 
+// A leader and a standby relaying to it; the leader's registry is synced (empty).
+struct RelayPair {
+  Replica leader;
+  Replica standby;
+  explicit RelayPair(const CertSet& leader_certs = TestCerts(), bool insecure = false)
+      : leader(true, leader_certs, insecure), standby(false, TestCerts(), insecure) {
+    standby.relay->SetLeaderAddress(leader.address());
+    leader.hub->MarkSynced();
+  }
+};
+
 v1::SyncResponse Expect(TestNode& node) {
   auto response = node.Next();
   REQUIRE(response.has_value());
@@ -82,11 +93,10 @@ v1::SyncResponse Expect(TestNode& node) {
 }
 
 TEST_CASE("a standby relays a node's stream to the leader's hub, both ways", "[edgehub][relay]") {
-  Replica leader(true, TestCerts());
-  Replica standby(false, TestCerts());
-  standby.relay->SetLeaderAddress(leader.address());
+  RelayPair pair;
+  Replica& leader = pair.leader;
+  Replica& standby = pair.standby;
   REQUIRE(leader.hub->Upsert("edge-a", DatasetResource("ds", "1", "edge-a")).ok());
-  leader.hub->MarkSynced();
 
   auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
   node->Hello("edge-a", {Item("Dataset", "stale", "1")});
@@ -123,14 +133,14 @@ TEST_CASE("a standby relays a node's stream to the leader's hub, both ways", "[e
   node->Cancel();
   CHECK(Eventually([&] { return !leader.hub->Node("edge-a").connected; }));
   CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+  CHECK(standby.relay->failures() == 0);
 }
 
 TEST_CASE("the leader ending a relayed stream ends the node's, with its status and trailer",
           "[edgehub][relay]") {
-  Replica leader(true, TestCerts());
-  Replica standby(false, TestCerts());
-  standby.relay->SetLeaderAddress(leader.address());
-  leader.hub->MarkSynced();
+  RelayPair pair;
+  Replica& leader = pair.leader;
+  Replica& standby = pair.standby;
   auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
   node->Hello("edge-a");
   REQUIRE(Expect(*node).has_hello_reply());
@@ -154,10 +164,9 @@ TEST_CASE("a relay the leader does not answer sends the node to the leader's add
           "[edgehub][relay]") {
   // The leader's certificates come from another CA: the relay's handshake fails both ways.
   std::unique_ptr<nereid::testing::OwnedCertSet> other = nereid::testing::MakeCertSet("edge-a");
-  Replica leader(true, other->set());
-  Replica standby(false, TestCerts());
-  standby.relay->SetLeaderAddress(leader.address());
-  leader.hub->MarkSynced();
+  RelayPair pair(other->set());
+  Replica& leader = pair.leader;
+  Replica& standby = pair.standby;
 
   auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
   node->Hello("edge-a");
@@ -165,15 +174,15 @@ TEST_CASE("a relay the leader does not answer sends the node to the leader's add
   CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
   CHECK(node->Trailer(net::kEdgeOwnerTrailer) == leader.address());
   CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+  CHECK(standby.relay->failures() == 1);
   CHECK_FALSE(leader.hub->Node("edge-a").connected);
 }
 
 TEST_CASE("a relayed Hello is checked on the standby before anything reaches the leader",
           "[edgehub][relay]") {
-  Replica leader(true, TestCerts());
-  Replica standby(false, TestCerts());
-  standby.relay->SetLeaderAddress(leader.address());
-  leader.hub->MarkSynced();
+  RelayPair pair;
+  Replica& leader = pair.leader;
+  Replica& standby = pair.standby;
 
   auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
   node->Hello("edge-b");
@@ -248,10 +257,9 @@ TEST_CASE("a node connection holds a bounded number of streams; a relay's is not
 
 TEST_CASE("with --insecure, a standby relays more nodes than one node connection may hold",
           "[edgehub][relay]") {
-  Replica leader(true, TestCerts(), /*insecure=*/true);
-  Replica standby(false, TestCerts(), /*insecure=*/true);
-  standby.relay->SetLeaderAddress(leader.address());
-  leader.hub->MarkSynced();
+  RelayPair pair(TestCerts(), /*insecure=*/true);
+  Replica& leader = pair.leader;
+  Replica& standby = pair.standby;
   std::vector<std::unique_ptr<TestNode>> nodes;
   for (int i = 0; i < 12; ++i) {
     const std::string name = "plain-" + std::to_string(i);
