@@ -397,9 +397,8 @@ void Daemon::Stop() {
   }
   LOG(INFO) << "gm: stopping";
   // Nodes first: they reconnect (to the next leader) and resend what the router leaves unacked.
-  if (relay_ != nullptr) relay_->SetLeaderAddress("");
+  if (relay_ != nullptr) relay_->Close("this GM replica is stopping");
   if (hub_ != nullptr) hub_->SetAcceptingStreams(false);
-  if (relay_ != nullptr) relay_->EndAll("this GM replica is stopping");
   StopLeaderWork();
   if (leader_thread_.joinable()) leader_thread_.join();
   // Releases the Lease after the work stopped, so two leaders never overlap.

@@ -21,8 +21,6 @@ std::string Quote(std::string_view s) {
   return absl::StrCat("\"", shown, "\"");
 }
 
-bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
 }  // namespace
 
 void AddRequired(std::string field, std::string message, Causes* out) {
@@ -36,18 +34,6 @@ void AddInvalid(std::string field, std::string message, Causes* out) {
 void RequireNonEmpty(std::string_view value, std::string field, std::string_view what,
                      Causes* out) {
   if (value.empty()) AddRequired(std::move(field), absl::StrCat(ToAbsl(what), " is required"), out);
-}
-
-bool IsDnsSubdomain(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  for (absl::string_view label : absl::StrSplit(ToAbsl(name), '.')) {
-    if (label.empty() || label.size() > 63) return false;
-    if (!IsAlnum(label.front()) || !IsAlnum(label.back())) return false;
-    for (char c : label) {
-      if (!IsAlnum(c) && c != '-') return false;
-    }
-  }
-  return true;
 }
 
 void ValidateObjectName(std::string_view name, std::string field, std::string_view what,

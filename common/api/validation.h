@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "common/api/common_types.h"
 #include "common/kube/errors.h"
+#include "common/strings/dns_name.h"
 
 namespace nereid::api {
 
@@ -37,7 +38,7 @@ void ValidateObjectName(std::string_view name, std::string field, std::string_vi
 void ValidateNodeName(std::string_view name, std::string field, bool required, Causes* out);
 // Lower-case RFC 1123 subdomain, at most 253 characters (what Kubernetes accepts as object and
 // node names).
-bool IsDnsSubdomain(std::string_view name);
+using ::nereid::IsDnsSubdomain;
 
 // A data/model location: an absolute host path ("/data/x.txt", no ".." components) or a URL whose
 // scheme is in `schemes` (e.g. {"s3", "http", "https"}).

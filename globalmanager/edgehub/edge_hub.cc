@@ -211,22 +211,13 @@ grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
     grpc::CallbackServerContext* context) {
   if (stream_opened_) stream_opened_(context->peer());
   StreamPeer peer = ResolveStreamPeer(*context, relay_trust_, options_.allow_unauthenticated);
-  bool relay;
-  {
-    absl::MutexLock lock(&mu_);
-    relay = options_.relay != nullptr && !accepting_ && !shutting_down_ && !peer.relayed;
-  }
-  if (relay) {
-    // Unlocked: a relayed stream never touches the hub.
-    NodeStreamReactor* relayed =
-        options_.relay->Relay(context, peer.identity, options_.allow_unauthenticated);
-    if (relayed != nullptr) return relayed;
-  }
+  // A node connection's streams are counted whoever serves them, here or through the relay.
   std::string connection;
-  uint64_t id;
+  bool relay;
+  uint64_t id = 0;
   {
     absl::MutexLock lock(&mu_);
-    if (!peer.relayed) {
+    if (!peer.relayed && !context->peer().empty()) {
       connection = context->peer();
       std::size_t& streams = streams_per_connection_[connection];
       if (streams >= options_.max_streams_per_connection) {
@@ -237,6 +228,16 @@ grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
       }
       ++streams;
     }
+    relay = options_.relay != nullptr && !accepting_ && !shutting_down_ && !peer.relayed;
+    if (!relay) id = next_session_id_++;
+  }
+  if (relay) {
+    // Unlocked: the relay has its own lock, and a relayed stream touches the hub only when done.
+    NodeStreamReactor* relayed = options_.relay->Relay(
+        context, peer.identity, options_.allow_unauthenticated,
+        [this, connection] { ReleaseConnectionStream(connection); });
+    if (relayed != nullptr) return relayed;
+    absl::MutexLock lock(&mu_);
     id = next_session_id_++;
   }
   Session::Options session_options;
@@ -368,12 +369,7 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
   const grpc::Status status = session->finish_status();
   {
     absl::MutexLock lock(&mu_);
-    if (!connection.empty()) {
-      auto counted = streams_per_connection_.find(connection);
-      if (counted != streams_per_connection_.end() && --counted->second == 0) {
-        streams_per_connection_.erase(counted);
-      }
-    }
+    ReleaseConnectionStreamLocked(connection);
     if (!session->established()) return;
     session->ReleaseQueueDepth();
     auto it = nodes_.find(session->node());
@@ -384,6 +380,19 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
   }
   LOG(INFO) << "edge hub: node " << session->node() << " stream " << session->id()
             << " ended: " << status.error_code() << " " << status.error_message();
+}
+
+void EdgeHub::ReleaseConnectionStream(const std::string& connection) {
+  absl::MutexLock lock(&mu_);
+  ReleaseConnectionStreamLocked(connection);
+}
+
+void EdgeHub::ReleaseConnectionStreamLocked(const std::string& connection) {
+  if (connection.empty()) return;
+  auto counted = streams_per_connection_.find(connection);
+  if (counted != streams_per_connection_.end() && --counted->second == 0) {
+    streams_per_connection_.erase(counted);
+  }
 }
 
 void EdgeHub::UpdateConnectedLocked() {

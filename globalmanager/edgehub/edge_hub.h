@@ -64,9 +64,9 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     std::size_t min_report_share = 8;
     // Reports with the ReportHandler at once, taken round-robin over the nodes.
     std::size_t max_reports_dispatched = 256;
-    // Sync streams one node connection may hold at once (a reconnect may overlap the stream it
-    // replaces); more are refused with RESOURCE_EXHAUSTED. Streams relayed by another replica
-    // share that replica's connection and are not counted.
+    // Sync streams one node connection may hold at once, served here or relayed (a reconnect may
+    // overlap the stream it replaces); more are refused with RESOURCE_EXHAUSTED. Streams another
+    // replica relays here share that replica's connection and are not counted.
     std::size_t max_streams_per_connection = 8;
     // Only with --insecure (plaintext, no certificates): trust the node name in the Hello.
     bool allow_unauthenticated = false;
@@ -195,6 +195,10 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
                       ReportOutcome outcome);
   void OverflowLocked(NodeState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UpdateConnectedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A stream counted against max_streams_per_connection ended ("" = not counted).
+  void ReleaseConnectionStream(const std::string& connection);
+  void ReleaseConnectionStreamLocked(const std::string& connection)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   NodeStatus StatusOfLocked(const std::string& node, const NodeState& state) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

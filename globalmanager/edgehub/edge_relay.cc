@@ -62,7 +62,7 @@ EdgeRelay::EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> 
 }
 
 EdgeRelay::~EdgeRelay() {
-  EndAll("this GM replica is stopping");
+  Close("this GM replica is stopping");
   absl::MutexLock lock(&mu_);
   // gRPC ends every cancelled call; the bound only keeps a wedged stream from hanging the exit.
   const bool ended = mu_.AwaitWithTimeout(
@@ -79,7 +79,7 @@ EdgeRelay::~EdgeRelay() {
 
 void EdgeRelay::SetLeaderAddress(const std::string& address) {
   absl::MutexLock lock(&mu_);
-  if (address == leader_address_) return;
+  if (closed_ || address == leader_address_) return;
   leader_address_ = address;
   leader_.reset();
   if (address.empty()) return;
@@ -92,16 +92,17 @@ void EdgeRelay::SetLeaderAddress(const std::string& address) {
 }
 
 NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::PeerIdentity peer,
-                                    bool allow_unauthenticated) {
+                                    bool allow_unauthenticated, std::function<void()> on_done) {
   absl::MutexLock lock(&mu_);
-  if (leader_ == nullptr) return nullptr;
+  if (closed_ || leader_ == nullptr) return nullptr;
   const uint64_t id = next_id_++;
   RelayedStream::Hooks hooks;
   hooks.allow_unauthenticated = allow_unauthenticated;
   hooks.on_upstream_done = [this](bool answered) {
     if (!answered) failed_->Increment();
   };
-  hooks.on_done = [this, id] {
+  hooks.on_done = [this, id, on_done = std::move(on_done)] {
+    if (on_done) on_done();
     absl::MutexLock done_lock(&mu_);
     streams_.erase(id);
     open_gauge_->Decrement();
@@ -127,6 +128,16 @@ void EdgeRelay::EndAll(const std::string& why) {
   for (const auto& stream : streams) {
     stream->Cancel(grpc::Status(grpc::StatusCode::UNAVAILABLE, why));
   }
+}
+
+void EdgeRelay::Close(const std::string& why) {
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+    leader_address_.clear();
+    leader_.reset();
+  }
+  EndAll(why);
 }
 
 std::size_t EdgeRelay::open_streams() const {

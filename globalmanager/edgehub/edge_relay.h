@@ -18,6 +18,7 @@
 // Thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -56,13 +57,17 @@ class EdgeRelay {
   // Where the leader's hub takes nodes (HOST:PORT); "" relays nothing (this replica leads, or no
   // leader is known). Streams relayed to an earlier leader go on until they end.
   void SetLeaderAddress(const std::string& address);
-  // A reactor relaying the stream of `context` to the leader, or nullptr when there is none.
-  // `allow_unauthenticated`: the hub's --insecure trust of a Hello without certificate.
+  // A reactor relaying the stream of `context` to the leader, or nullptr when there is none (or
+  // the relay is closed). `allow_unauthenticated`: the hub's --insecure trust of a Hello without
+  // certificate. `on_done` runs when the stream is over (not when nullptr is returned).
   NodeStreamReactor* Relay(grpc::CallbackServerContext* context, net::PeerIdentity peer,
-                           bool allow_unauthenticated);
+                           bool allow_unauthenticated, std::function<void()> on_done);
   // Ends every relayed stream with UNAVAILABLE (the nodes redial); later ones are relayed again
   // if a leader address is set.
   void EndAll(const std::string& why);
+  // Ends every relayed stream and relays no more, whatever SetLeaderAddress says later (a
+  // stopping replica).
+  void Close(const std::string& why);
 
   std::size_t open_streams() const;
   // Relayed streams the leader never answered.
@@ -82,6 +87,7 @@ class EdgeRelay {
 
   mutable absl::Mutex mu_;
   std::string leader_address_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<edge::v1::EdgeSync::Stub> leader_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, std::weak_ptr<RelayedStream>> streams_ ABSL_GUARDED_BY(mu_);

@@ -233,16 +233,27 @@ void RelayedStream::OnNodeDone() {
 
 void RelayedStream::OnLeaderDone(grpc::Status status, std::string owner, bool answered) {
   std::optional<grpc::Status> cancelled;
+  bool node_gone;
   {
     absl::MutexLock lock(&mu_);
     leader_ = nullptr;
     cancelled = cancelled_;
+    node_gone = node_gone_;
   }
-  if (hooks_.on_upstream_done) hooks_.on_upstream_done(answered);
   Ending ending{cancelled.value_or(std::move(status)), std::move(owner)};
-  // Never answered: the leader is unreachable from here or refused us. The node may still reach
-  // it directly.
-  if (!answered && ending.owner.empty()) ending.owner = upstream_.address;
+  // Ended by this side (the node left, or the relay stopped): nothing to say about the leader.
+  const bool ended_here = cancelled.has_value() || node_gone;
+  if (hooks_.on_upstream_done && !ended_here) hooks_.on_upstream_done(answered);
+  if (!answered && !ended_here && ending.owner.empty()) {
+    // Never answered, and the node's Hello passed here: the leader is unreachable from here or
+    // refused the relay itself (e.g. replicas holding different GM certificates). The node may
+    // still reach it directly; UNAVAILABLE is the status an LC follows the address on.
+    ending.owner = upstream_.address;
+    if (!ending.status.ok() && ending.status.error_code() != grpc::StatusCode::UNAVAILABLE) {
+      ending.status = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                   "the leader refused the relay: " + ending.status.error_message());
+    }
+  }
   FinishNode(std::move(ending));
 }
 

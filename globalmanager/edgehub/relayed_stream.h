@@ -9,7 +9,7 @@
 //    other side is done, so a slow node or leader holds the other back instead of filling memory.
 //  - Either side ending ends both. The node gets the leader's status and trailers; if the leader
 //    call ended without answering (the leader is unreachable or refused the relay's certificate),
-//    the node gets that status with the leader's address in kEdgeOwnerTrailer, so it dials the
+//    the node gets UNAVAILABLE with the leader's address in kEdgeOwnerTrailer, so it dials the
 //    leader itself: a failed relay falls back to the redirect.
 //
 // Lifetime: gRPC owns the two reactors (each deletes itself in its OnDone); both hold this shared
@@ -46,7 +46,8 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
   };
   struct Hooks {
     bool allow_unauthenticated = false;  // --insecure: trust the Hello's claim without certificate
-    // The leader call ended; `answered`: it had sent at least one message.
+    // The leader call ended by itself (not because the node left or Cancel); `answered`: it had
+    // sent at least one message.
     std::function<void(bool answered)> on_upstream_done;
     // Both calls are over; the stream's last callback.
     std::function<void()> on_done;

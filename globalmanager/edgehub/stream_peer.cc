@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/net/edge_protocol.h"
+#include "common/strings/dns_name.h"
 #include "grpc/grpc_security_constants.h"
 
 namespace nereid::gm {
@@ -67,6 +68,11 @@ grpc::Status CheckHello(const edge::v1::SyncRequest& first, const net::PeerIdent
   const edge::v1::Hello& hello = first.hello();
   if (hello.node_name().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "Hello without node_name");
+  }
+  // Kubernetes node names; also what may travel on as a certificate name or metadata value.
+  if (!IsDnsSubdomain(hello.node_name())) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "Hello's node_name is not a node name (a lower-case RFC 1123 subdomain)");
   }
   const bool trust_claim = allow_unauthenticated && !peer.authenticated;
   if (!trust_claim && !peer.Names(hello.node_name())) {

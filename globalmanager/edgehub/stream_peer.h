@@ -43,7 +43,7 @@ StreamPeer ResolveStreamPeer(const grpc::CallbackServerContext& context, const R
                              bool allow_unauthenticated);
 
 // The checks a stream's first message must pass before anything is sent for the node: a Hello
-// with a node name the peer may claim (the certificate names it, or --insecure and no certificate)
+// with a valid node name (a DNS subdomain) the peer may claim (the certificate names it, or --insecure and no certificate)
 // and our protocol version. OK or the status to end the stream with.
 grpc::Status CheckHello(const edge::v1::SyncRequest& first, const net::PeerIdentity& peer,
                         bool allow_unauthenticated);

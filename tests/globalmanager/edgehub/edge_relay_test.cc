@@ -3,6 +3,11 @@
 
 #include "globalmanager/edgehub/edge_relay.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
@@ -29,6 +34,12 @@ using ::nereid::testing::Item;
 using ::nereid::testing::TestCerts;
 using ::nereid::testing::TestNode;
 
+net::TlsOptions Plaintext() {
+  net::TlsOptions tls;
+  tls.insecure = true;
+  return tls;
+}
+
 std::string ReadFile(const std::string& path) {
   absl::StatusOr<std::string> pem = net::ReadPemFile(path);
   REQUIRE(pem.ok());
@@ -42,16 +53,19 @@ struct Replica {
   std::unique_ptr<EdgeHub> hub;
   std::unique_ptr<EdgeHubServer> server;
 
-  // `insecure`: plaintext, no certificates (--insecure).
-  Replica(bool leads, const CertSet& certs, bool insecure = false) {
+  // `insecure`: plaintext, no certificates (--insecure). `relay_certificate`: the PEM file of the
+  // certificate trusted to relay (default the GM's).
+  Replica(bool leads, const CertSet& certs, bool insecure = false,
+          std::string relay_certificate = "") {
+    if (relay_certificate.empty()) relay_certificate = certs.gm_cert;
     const net::TlsOptions tls =
-        insecure ? net::TlsOptions{.insecure = true} : certs.ServerTls();
+        insecure ? Plaintext() : certs.ServerTls();
     EdgeHub::Options options;
     options.report_handler = &handler;
     options.accept_streams = leads;
     options.gm_version = leads ? "leader" : "standby";
     options.allow_unauthenticated = insecure;
-    if (!insecure) options.relay_certificate = ReadFile(certs.gm_cert);
+    if (!insecure) options.relay_certificate = ReadFile(relay_certificate);
     if (!leads) {
       EdgeRelay::Options relay_options;
       relay_options.tls = tls;
@@ -79,8 +93,10 @@ struct Replica {
 struct RelayPair {
   Replica leader;
   Replica standby;
-  explicit RelayPair(const CertSet& leader_certs = TestCerts(), bool insecure = false)
-      : leader(true, leader_certs, insecure), standby(false, TestCerts(), insecure) {
+  explicit RelayPair(const CertSet& leader_certs = TestCerts(), bool insecure = false,
+                     std::string leader_trusts = "")
+      : leader(true, leader_certs, insecure, std::move(leader_trusts)),
+        standby(false, TestCerts(), insecure) {
     standby.relay->SetLeaderAddress(leader.address());
     leader.hub->MarkSynced();
   }
@@ -255,6 +271,58 @@ TEST_CASE("a node connection holds a bounded number of streams; a relay's is not
   CHECK(leader.hub->metrics().connected_nodes().Value() == 13);  // with edge-a
 }
 
+TEST_CASE("a leader that refuses the relay's certificate sends the node to its address",
+          "[edgehub][relay]") {
+  // As replicas holding different GM certificates of one CA (a renewal half rolled out): the
+  // leader trusts another certificate to relay, so the standby's is just a certificate that is
+  // not the node's.
+  RelayPair pair(TestCerts(), false, TestCerts().NodeCert("edge-c"));
+  auto node = std::make_unique<TestNode>(pair.standby.server->port(), TestCerts(), "edge-a");
+  node->Hello("edge-a");
+  CHECK(node->AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK(node->Trailer(net::kEdgeOwnerTrailer) == pair.leader.address());
+  CHECK(Eventually([&] { return pair.standby.relay->open_streams() == 0; }));
+  CHECK(pair.standby.relay->failures() == 1);
+}
+
+TEST_CASE("a node leaving while the relay still connects is not a relay failure",
+          "[edgehub][relay]") {
+  // A leader that accepts TCP connections and never answers: the relay's call waits to connect.
+  const int silent = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(silent >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(silent, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  REQUIRE(listen(silent, 16) == 0);
+  socklen_t length = sizeof(address);
+  REQUIRE(getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  Replica standby(false, TestCerts());
+  standby.relay->SetLeaderAddress("127.0.0.1:" + std::to_string(ntohs(address.sin_port)));
+
+  auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  node->Hello("edge-a");
+  REQUIRE(Eventually([&] { return standby.relay->open_streams() == 1; }));
+  node->Cancel();
+  CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+  CHECK(standby.relay->failures() == 0);
+  close(silent);
+}
+
+TEST_CASE("a standby counts a node connection's streams as the leader would", "[edgehub][relay]") {
+  RelayPair pair;
+  std::shared_ptr<grpc::Channel> channel =
+      TestNode::Channel(pair.standby.server->port(), TestCerts().ClientTls("edge-a"));
+  std::vector<std::unique_ptr<TestNode>> streams;
+  for (int i = 0; i < 9; ++i) streams.push_back(std::make_unique<TestNode>(channel));
+  REQUIRE(Eventually([&] {
+    return std::count_if(streams.begin(), streams.end(), [](auto& s) { return s->Ended(); }) == 1;
+  }));
+  auto refused = std::find_if(streams.begin(), streams.end(), [](auto& s) { return s->Ended(); });
+  CHECK((*refused)->AwaitEnd().error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+  CHECK(pair.standby.relay->open_streams() == 8);
+}
+
 TEST_CASE("with --insecure, a standby relays more nodes than one node connection may hold",
           "[edgehub][relay]") {
   RelayPair pair(TestCerts(), /*insecure=*/true);
@@ -264,7 +332,7 @@ TEST_CASE("with --insecure, a standby relays more nodes than one node connection
   for (int i = 0; i < 12; ++i) {
     const std::string name = "plain-" + std::to_string(i);
     nodes.push_back(std::make_unique<TestNode>(
-        TestNode::Channel(standby.server->port(), net::TlsOptions{.insecure = true})));
+        TestNode::Channel(standby.server->port(), Plaintext())));
     nodes.back()->Hello(name);
     v1::SyncResponse reply = Expect(*nodes.back());
     REQUIRE(reply.has_hello_reply());
@@ -272,6 +340,11 @@ TEST_CASE("with --insecure, a standby relays more nodes than one node connection
   }
   CHECK(leader.hub->metrics().connected_nodes().Value() == 12);
   CHECK(standby.relay->open_streams() == 12);
+
+  // A name that is not a node name never travels on (it would not be a valid metadata value).
+  TestNode bad(TestNode::Channel(standby.server->port(), Plaintext()));
+  bad.Hello("two\nlines");
+  CHECK(bad.AwaitEnd().error_code() == grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 }  // namespace
