@@ -44,7 +44,7 @@ EdgeRelay::EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> 
   prometheus::Registry& r = *registry_;
   relayed_ = &prometheus::BuildCounter()
                   .Name("nereid_edgehub_streams_relayed_total")
-                  .Help("Node streams this replica relayed to the leader's edge hub")
+                  .Help("Node streams this replica took to relay to the leader's edge hub")
                   .Register(r)
                   .Add({});
   failed_ = &prometheus::BuildCounter()
