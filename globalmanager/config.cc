@@ -144,6 +144,10 @@ const std::map<std::string, Flag>& Flags() {
        {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_relay; }),
         "while not the leader, relay the node streams that reach this replica to the leader "
         "(default true; false: send the nodes to the leader)"}},
+      {"ready-while-relaying",
+       {true, BoolSetter([](GmConfig& c) -> bool& { return c.ready_while_relaying; }),
+        "while not the leader, report ready while relaying to a known leader, so a Service "
+        "spreads nodes over every replica (default false)"}},
       {"tls-ca", {false, TlsString(&net::TlsOptions::ca_file), "CA of the node certificates"}},
       {"tls-cert", {false, TlsString(&net::TlsOptions::cert_file), "GM server certificate"}},
       {"tls-key", {false, TlsString(&net::TlsOptions::key_file), "GM server key"}},
@@ -339,6 +343,7 @@ class FileLoader {
         {"httpListen", "http-listen"},
         {"edgeAdvertiseAddress", "edge-advertise-address"},
         {"edgeRelay", "edge-relay"},
+        {"readyWhileRelaying", "ready-while-relaying"},
         {"insecure", "insecure"},
         {"controllerWorkers", "controller-workers"},
         {"reportWorkers", "report-workers"},
@@ -471,6 +476,9 @@ absl::Status ValidateConfig(const GmConfig& config) {
   }
   if (config.min_resync_period_seconds < 0) {
     return Invalid("minResyncPeriodSeconds", "must be >= 0");
+  }
+  if (config.ready_while_relaying && (!config.edge_relay || !config.leader_election.enabled)) {
+    return Invalid("--ready-while-relaying", "needs --edge-relay and leader election");
   }
   if (config.controller_workers < 1) return Invalid("--controller-workers", "must be >= 1");
   if (config.report_workers < 1) return Invalid("--report-workers", "must be >= 1");

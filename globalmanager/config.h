@@ -67,6 +67,11 @@ struct GmConfig {
   // (edgehub/edge_relay.h) instead of refusing them. Needs a GM certificate usable as a client
   // certificate too (extendedKeyUsage clientAuth); without, nodes are sent to the leader.
   bool edge_relay = true;
+  // A replica that does not lead reports ready (/readyz 200) while it relays to a known leader, so
+  // a Service over the replicas spreads node connections over all of them (the leader's cost per
+  // node falls to a fifth for those relayed; a standby's restart then reconnects its nodes).
+  // Needs edge_relay and leader election.
+  bool ready_while_relaying = false;
   net::TlsOptions tls;
   // /healthz /readyz /metrics. Loopback by default; a Deployment whose kubelet probes the pod IP
   // sets 0.0.0.0:8080.

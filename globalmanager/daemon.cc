@@ -434,13 +434,16 @@ Probe Daemon::Healthy() const {
 }
 
 Probe Daemon::Ready() const {
-  // The elector has its own lock; ask it before taking ours.
+  // The elector and the relay have their own locks; ask them before taking ours.
   const std::string leader = elector_ != nullptr ? elector_->GetLeader() : std::string();
+  const bool relaying =
+      config_.ready_while_relaying && relay_ != nullptr && relay_->relaying();
   absl::MutexLock lock(&mu_);
   if (ready_) return {};
   if (stopping_) return {false, "stopping"};
   if (fatal_.has_value()) return {false, std::string(fatal_->message())};
   if (!leading_) {
+    if (relaying) return {};  // --ready-while-relaying: serving nodes through the leader
     return {false, absl::StrCat("not the leader (leader: ", leader.empty() ? "none" : leader, ")")};
   }
   return {false, "leading; caches syncing and controllers starting"};

@@ -140,6 +140,11 @@ void EdgeRelay::Close(const std::string& why) {
   EndAll(why);
 }
 
+bool EdgeRelay::relaying() const {
+  absl::MutexLock lock(&mu_);
+  return !closed_ && leader_ != nullptr;
+}
+
 std::size_t EdgeRelay::open_streams() const {
   absl::MutexLock lock(&mu_);
   return streams_.size();

@@ -70,6 +70,8 @@ class EdgeRelay {
   void Close(const std::string& why);
 
   std::size_t open_streams() const;
+  // Whether new node streams would be relayed (a leader address is set and the relay is open).
+  bool relaying() const;
   // Relayed streams the leader never answered.
   double failures() const { return failed_->Value(); }
 

@@ -193,5 +193,46 @@ TEST_CASE("a node given the standby's address is relayed to the leader, and is s
   CHECK_FALSE(gms.a.Ready());
 }
 
+TEST_CASE("with --ready-while-relaying, a standby is ready while it can relay to the leader",
+          "[integration][ha]") {
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "gm-ready-relay-");
+  const std::vector<std::string> args = {"--ready-while-relaying"};
+  // The leader does not advertise an edge address: a standby has nowhere to relay to.
+  GmProcess a = cluster.LaunchGm("gm-a", testing::FreePort(), args);
+  AwaitLeader(a);
+  const int port_b = testing::FreePort();
+  GmProcess b = cluster.LaunchGm("gm-b", port_b, args);
+  REQUIRE(WaitFor(
+      [&] {
+        return testing::HttpGet(b.http_port, "/readyz").body.find("leader: gm-a") !=
+               std::string::npos;
+      },
+      absl::Seconds(20), kPoll));
+  CHECK(testing::HttpGet(b.http_port, "/readyz").status == 503);
+  CHECK(b.process->Stop(absl::Seconds(15)).ok());
+
+  // With an address on the Lease, the standby relays and reports ready, but does not lead.
+  const int port_c = testing::FreePort();
+  std::vector<std::string> advertised = args;
+  advertised.insert(advertised.end(), kAdvertise.begin(), kAdvertise.end());
+  auto code = a.process->Stop(absl::Seconds(15));
+  REQUIRE(code.ok());
+  a = cluster.LaunchGm("gm-a", testing::FreePort(), advertised);
+  AwaitLeader(a);
+  GmProcess c = cluster.LaunchGm("gm-c", port_c, advertised);
+  CHECK(WaitFor([&] { return c.Ready(); }, absl::Seconds(20), kPoll));
+  CHECK(testing::MetricValue(c.Metrics(), "nereid_gm_leader") == 0);
+  CHECK(testing::MetricValue(a.Metrics(), "nereid_gm_leader") == 1);
+
+  // A node dialling it is relayed to the leader.
+  NodeData(cluster, "edge-a", "a.txt", 3);
+  const testing::CertSet& certs = testing::TestCerts();
+  Lc lc = cluster.StartLc("edge-a", certs.NodeCert("edge-a"), certs.NodeKey("edge-a"), "", {},
+                          {"--gm", absl::StrCat("127.0.0.1:", port_c)});
+  cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("da", "edge-a", "/data/a.txt"));
+  CHECK(cluster.WaitSamples("da", 3, absl::Seconds(30)));
+  CHECK(RelayedNow(c) == 1);
+}
+
 }  // namespace
 }  // namespace nereid

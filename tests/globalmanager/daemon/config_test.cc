@@ -72,6 +72,7 @@ TEST_CASE("defaults: Sedna's ports and servers, leader election on") {
   CHECK(c.edge_max_pending_handshakes == 256);
   CHECK(c.edge_max_connection_wait_seconds == 10);  // half of gRPC's 20 s connect deadline
   CHECK(c.edge_relay);
+  CHECK_FALSE(c.ready_while_relaying);
   CHECK(c.tls.ca_file == "/certs/ca.crt");
   CHECK_FALSE(c.tls.insecure);
   CHECK(c.leader_election.enabled);
@@ -326,6 +327,14 @@ TEST_CASE("edge advertise address: none by default, $POD_IP or a flag, the liste
   CHECK(MustLoad(With({"--config", file.Write("edgeAdvertiseAddress: gm-1.local\n")}))
             .edge_advertise_address == "gm-1.local:9000");
   CHECK(Has(ErrorOf(With({"--edge-advertise-address", "host:port"})), "--edge-advertise-address"));
+}
+
+TEST_CASE("a standby ready while relaying needs the relay and leader election") {
+  CHECK(MustLoad(With({"--ready-while-relaying"})).ready_while_relaying);
+  CHECK(Has(ErrorOf(With({"--ready-while-relaying", "--edge-relay=false"})),
+            "--ready-while-relaying"));
+  CHECK(Has(ErrorOf(With({"--ready-while-relaying", "--leader-elect=false"})),
+            "needs --edge-relay and leader election"));
 }
 
 }  // namespace
