@@ -776,7 +776,7 @@ bool FanoutBench::Report(std::ostream& out) const {
                            phase.seconds, Mb(phase.gm.vm_hwm_kb), Mb(phase.gm.vm_rss_kb),
                            phase.gm_cpu, phase.api_cpu, phase.self_cpu);
   }
-  if (standby_ != nullptr || flags_.relay) {
+  if (flags_.relay) {
     out << "relaying standby (the nodes' connections; GM above = the leader):\n"
            "phase      VmHWM MiB  RSS MiB  CPU s\n";
     for (const PhaseStats& phase : phases_) {

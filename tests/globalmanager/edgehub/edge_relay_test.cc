@@ -89,6 +89,32 @@ struct Replica {
   std::string address() const { return "127.0.0.1:" + std::to_string(server->port()); }
 };
 
+// A loopback port whose connections wait in the kernel's backlog, never accepted or answered.
+class SilentListener {
+ public:
+  SilentListener() : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    REQUIRE(fd_ >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+    REQUIRE(listen(fd_, 16) == 0);
+    socklen_t length = sizeof(address);
+    REQUIRE(getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    port_ = ntohs(address.sin_port);
+  }
+  ~SilentListener() {
+    if (fd_ >= 0) close(fd_);
+  }
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
 // A leader and a standby relaying to it; the leader's registry is synced (empty).
 struct RelayPair {
   Replica leader;
@@ -288,17 +314,9 @@ TEST_CASE("a leader that refuses the relay's certificate sends the node to its a
 TEST_CASE("a node leaving while the relay still connects is not a relay failure",
           "[edgehub][relay]") {
   // A leader that accepts TCP connections and never answers: the relay's call waits to connect.
-  const int silent = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(silent >= 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(bind(silent, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
-  REQUIRE(listen(silent, 16) == 0);
-  socklen_t length = sizeof(address);
-  REQUIRE(getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  SilentListener silent;
   Replica standby(false, TestCerts());
-  standby.relay->SetLeaderAddress("127.0.0.1:" + std::to_string(ntohs(address.sin_port)));
+  standby.relay->SetLeaderAddress("127.0.0.1:" + std::to_string(silent.port()));
 
   auto node = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
   node->Hello("edge-a");
@@ -306,7 +324,6 @@ TEST_CASE("a node leaving while the relay still connects is not a relay failure"
   node->Cancel();
   CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
   CHECK(standby.relay->failures() == 0);
-  close(silent);
 }
 
 TEST_CASE("a standby counts a node connection's streams as the leader would", "[edgehub][relay]") {
