@@ -148,6 +148,15 @@ const std::map<std::string, Flag>& Flags() {
        {true, BoolSetter([](GmConfig& c) -> bool& { return c.ready_while_relaying; }),
         "while not the leader, report ready while relaying to a known leader, so a Service "
         "spreads nodes over every replica (default false)"}},
+      {"edge-shards",
+       {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_shards; }),
+        "shard node streams over the replicas: each serves the nodes hashed to it and sends the "
+        "others to their owners (default false)"}},
+      {"edge-moves-per-second",
+       {false,
+        IntSetter([](GmConfig& c, int64_t v) { c.edge_moves_per_second = v; }, 1, 100'000),
+        "with --edge-shards, node streams a replica ends per second to move them to a replica "
+        "that joined (100)"}},
       {"tls-ca", {false, TlsString(&net::TlsOptions::ca_file), "CA of the node certificates"}},
       {"tls-cert", {false, TlsString(&net::TlsOptions::cert_file), "GM server certificate"}},
       {"tls-key", {false, TlsString(&net::TlsOptions::key_file), "GM server key"}},
@@ -344,6 +353,8 @@ class FileLoader {
         {"edgeAdvertiseAddress", "edge-advertise-address"},
         {"edgeRelay", "edge-relay"},
         {"readyWhileRelaying", "ready-while-relaying"},
+        {"edgeShards", "edge-shards"},
+        {"edgeMovesPerSecond", "edge-moves-per-second"},
         {"insecure", "insecure"},
         {"controllerWorkers", "controller-workers"},
         {"reportWorkers", "report-workers"},
@@ -479,6 +490,14 @@ absl::Status ValidateConfig(const GmConfig& config) {
   }
   if (config.ready_while_relaying && (!config.edge_relay || !config.leader_election.enabled)) {
     return Invalid("--ready-while-relaying", "needs --edge-relay and leader election");
+  }
+  if (config.edge_shards && (!config.edge_relay || !config.leader_election.enabled)) {
+    return Invalid("--edge-shards", "needs --edge-relay and leader election");
+  }
+  if (config.edge_shards && config.edge_advertise_address.empty()) {
+    return Invalid("--edge-shards",
+                   "needs the address where nodes reach this replica (--edge-advertise-address "
+                   "or $POD_IP)");
   }
   if (config.controller_workers < 1) return Invalid("--controller-workers", "must be >= 1");
   if (config.report_workers < 1) return Invalid("--report-workers", "must be >= 1");

@@ -72,6 +72,12 @@ struct GmConfig {
   // node falls to a fifth for those relayed; a standby's restart then reconnects its nodes).
   // Needs edge_relay and leader election.
   bool ready_while_relaying = false;
+  // Edge streams sharded over the replicas (edge_shards.h): each replica holds a Lease of its own
+  // and serves the nodes that rendezvous hashing gives it (relaying them while it does not lead),
+  // sending the others to their owners; when a replica joins, its nodes move to it at
+  // edge_moves_per_second at most. Needs edge_relay, leader election and an edge address.
+  bool edge_shards = false;
+  int64_t edge_moves_per_second = 100;
   net::TlsOptions tls;
   // /healthz /readyz /metrics. Loopback by default; a Deployment whose kubelet probes the pod IP
   // sets 0.0.0.0:8080.

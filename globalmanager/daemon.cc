@@ -15,10 +15,6 @@
 namespace nereid::gm {
 namespace {
 
-// On the leader Lease: where the leader's edge hub takes nodes directly (the other replicas send
-// the nodes they refuse there).
-constexpr char kEdgeAddressAnnotation[] = "nereid.io/edge-address";
-
 // Sedna's genResyncPeriod: a random period in [min, 2·min), so replicas and restarts do not
 // resync in lockstep. 0 disables resync.
 absl::Duration ResyncPeriod(int64_t min_seconds) {
@@ -121,8 +117,28 @@ absl::Status Daemon::Start() {
     }
     hub.relay_certificate = *std::move(certificate);
   }
+  if (config_.edge_shards) {
+    EdgeShards::Options shards;
+    shards.client = client_;
+    shards.lease_namespace = lease_namespace_;
+    shards.group = config_.leader_election.lease_name;
+    shards.identity = identity();
+    shards.lease_duration = config_.leader_election.lease_duration;
+    shards.renew_deadline = config_.leader_election.renew_deadline;
+    shards.retry_period = config_.leader_election.retry_period;
+    shards.moves_per_second = static_cast<int>(config_.edge_moves_per_second);
+    shards.registry = registry_;
+    absl::StatusOr<std::unique_ptr<EdgeShards>> created = EdgeShards::Create(std::move(shards));
+    if (!created.ok()) {
+      Stop();
+      return created.status();
+    }
+    shards_ = *std::move(created);
+    hub.ownership = shards_.get();
+  }
   if (config_.leader_election.enabled && config_.edge_relay) {
     EdgeRelay::Options relay;
+    relay.ownership = shards_.get();
     relay.tls = config_.tls;
     relay.keepalive = config_.edge_keepalive;
     relay.registry = registry_;
@@ -180,6 +196,7 @@ absl::Status Daemon::Start() {
                 << (address.empty() ? std::string() : absl::StrCat(", its edge hub at ", address));
       hub_->SetOwnerAddress(address);
       if (relay_ != nullptr) relay_->SetLeaderAddress(address);
+      if (!address.empty()) StartEdgeShards();  // the relay can serve this replica's nodes
     };
     absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector =
         kube::LeaderElector::Create(client_, std::move(election));
@@ -339,6 +356,7 @@ absl::Status Daemon::StartLeaderWork() {
     ready_ = true;
   }
   LOG(INFO) << "gm: ready: " << controllers_.size() << " controllers running, edge hub serving";
+  StartEdgeShards();
   return absl::OkStatus();
 }
 
@@ -350,6 +368,12 @@ void Daemon::StopLeaderWork() {
   controllers_.clear();
   secrets_.reset();  // After the controllers that read through it.
   informers_.reset();
+}
+
+void Daemon::StartEdgeShards() {
+  if (shards_ == nullptr || Stopping()) return;
+  shards_->Start(AdvertisedEdgeAddress(config_.edge_advertise_address, hub_server_->port()),
+                 hub_.get(), relay_.get());
 }
 
 void Daemon::Fail(absl::Status status) {
@@ -396,6 +420,8 @@ void Daemon::Stop() {
     ready_ = false;
   }
   LOG(INFO) << "gm: stopping";
+  // The shard Lease goes first: the other replicas take this one's nodes as they redial.
+  if (shards_ != nullptr) shards_->Stop();
   // Nodes first: they reconnect (to the next leader) and resend what the router leaves unacked.
   if (relay_ != nullptr) relay_->Close("this GM replica is stopping");
   if (hub_ != nullptr) hub_->SetAcceptingStreams(false);

@@ -48,6 +48,7 @@
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/report_router.h"
 #include "globalmanager/controllers/secret_cache.h"
+#include "globalmanager/edge_shards.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
 #include "globalmanager/health_server.h"
@@ -99,6 +100,8 @@ class Daemon {
 
   void OnStartedLeading();
   void OnStoppedLeading();
+  // With --edge-shards, once this replica can serve nodes (it leads, or knows where to relay).
+  void StartEdgeShards();
   // The leader's work (see the top of this file). Returns early when Stop() began.
   absl::Status StartLeaderWork();
   void StopLeaderWork();
@@ -119,7 +122,8 @@ class Daemon {
 
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<ReportRouter> router_;
-  std::unique_ptr<EdgeRelay> relay_;  // before the hub, which uses it
+  std::unique_ptr<EdgeShards> shards_;  // before the relay and the hub, which ask it
+  std::unique_ptr<EdgeRelay> relay_;    // before the hub, which uses it
   std::unique_ptr<EdgeHub> hub_;
   std::unique_ptr<EdgeHubDispatcher> dispatcher_;
   std::unique_ptr<EdgeHubServer> hub_server_;

@@ -123,6 +123,11 @@ void LeaderElector::Observe(const Json& lease) {
 }
 
 Json LeaderElector::WithHolderAnnotations(Json lease, bool held) const {
+  if (held && !config_.labels.empty()) {
+    Json& labels = lease["metadata"]["labels"];
+    if (!labels.is_object()) labels = Json::object();
+    for (const auto& [key, value] : config_.labels) labels[key] = value;
+  }
   if (config_.holder_annotations.empty()) return lease;
   Json& annotations = lease["metadata"]["annotations"];
   if (!annotations.is_object()) annotations = Json::object();

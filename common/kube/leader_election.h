@@ -58,6 +58,9 @@ struct LeaderElectionConfig {
   // it releases it), so the other candidates learn something about the holder, e.g. where it
   // serves: LeaderAnnotation().
   std::map<std::string, std::string> holder_annotations;
+  // Written into the Lease's metadata.labels whenever this candidate writes it as the holder, and
+  // kept when it releases it, so a label selector finds a family of Leases (edge_shards.h).
+  std::map<std::string, std::string> labels;
   // Random source in [0, 1) for the jitter; nullptr: a real one.
   std::function<double()> uniform01;
 };

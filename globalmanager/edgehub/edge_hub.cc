@@ -176,6 +176,33 @@ bool EdgeHub::accepting_streams() const {
   return accepting_;
 }
 
+std::vector<std::string> EdgeHub::DirectNodes() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> nodes;
+  for (const auto& [node, state] : nodes_) {
+    if (state.session != nullptr && state.session->established() && !state.relayed) {
+      nodes.push_back(node);
+    }
+  }
+  return nodes;
+}
+
+bool EdgeHub::MoveNode(std::string_view node, const std::string& owner) {
+  std::shared_ptr<Session> session;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = nodes_.find(ToAbsl(node));
+    if (it == nodes_.end() || it->second.session == nullptr || it->second.relayed) return false;
+    session = it->second.session;
+  }
+  session->RequestFinish(
+      GrpcError(grpc::StatusCode::UNAVAILABLE,
+                absl::StrCat("node ", ToAbsl(node), " moves to the GM replica at ", owner)),
+      owner);
+  session->Pump();
+  return true;
+}
+
 std::vector<EdgeHub::NodeStatus> EdgeHub::Nodes() const {
   absl::MutexLock lock(&mu_);
   std::vector<NodeStatus> out;
@@ -245,10 +272,10 @@ grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
   session_options.max_queue = options_.max_queue;
   session_options.clock = options_.clock;
   return new SyncReactor(this, context, std::make_shared<Session>(session_options, id),
-                         std::move(peer.identity), std::move(connection));
+                         std::move(peer), std::move(connection));
 }
 
-bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const StreamPeer& peer,
                         const v1::SyncRequest& request) {
   if (!session->established()) return HandleHello(session, peer, request);
   switch (request.message_case()) {
@@ -265,23 +292,28 @@ bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const net::Peer
   return false;
 }
 
-bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamPeer& peer,
                           const v1::SyncRequest& request) {
-  grpc::Status check = CheckHello(request, peer, options_.allow_unauthenticated);
+  grpc::Status check = CheckHello(request, peer.identity, options_.allow_unauthenticated);
   if (!check.ok()) {
     if (check.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
       metrics_.refused_identities().Increment();
       LOG(WARNING) << "edge hub: refused stream claiming node " << request.hello().node_name()
-                   << " from " << peer.DebugString();
+                   << " from " << peer.identity.DebugString();
     }
     session->RequestFinish(std::move(check));
     return false;
   }
   const v1::Hello& hello = request.hello();
   const std::string& node = hello.node_name();
-  if (options_.allow_unauthenticated && !peer.authenticated) {
+  if (options_.allow_unauthenticated && !peer.identity.authenticated) {
     LOG(WARNING) << "edge hub: node " << node << " connected WITHOUT a certificate (--insecure)";
   }
+
+  // Asked before taking mu_, so the ownership's own lock never nests in the hub's.
+  const std::string owner = peer.relayed || options_.ownership == nullptr
+                                ? std::string()
+                                : options_.ownership->OwnerElsewhere(node);
 
   v1::SyncResponse reply;
   reply.mutable_hello_reply()->set_node_name(node);
@@ -308,9 +340,18 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const net::Pe
           owner_address_);
       return false;
     }
+    if (!owner.empty()) {
+      metrics_.streams_redirected().Increment();
+      session->RequestFinish(
+          GrpcError(grpc::StatusCode::UNAVAILABLE,
+                    absl::StrCat("node ", node, " is served by the GM replica at ", owner)),
+          owner);
+      return false;
+    }
     NodeState& state = nodes_[node];
     replaced = std::move(state.session);
     state.session = session;
+    state.relayed = peer.relayed;
     session->Establish(node, &metrics_.queue_depths(), hello, std::move(reply));
     bool ok = true;
     for (const auto& [key, resource] : state.desired) {

@@ -38,6 +38,7 @@
 #include "globalmanager/edgehub/delivery_listener.h"
 #include "globalmanager/edgehub/edge_relay.h"
 #include "globalmanager/edgehub/hub_metrics.h"
+#include "globalmanager/edgehub/node_ownership.h"
 #include "globalmanager/edgehub/recent_rate.h"
 #include "globalmanager/edgehub/report_handler.h"
 #include "globalmanager/edgehub/report_scheduler.h"
@@ -76,6 +77,10 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     // While not accepting streams: relay node streams to the leader through this instead of
     // refusing them (edge_relay.h). Null: refuse, with the owner address as a hint.
     EdgeRelay* relay = nullptr;
+    // With edge streams sharded over the replicas: a node another live replica owns is sent there
+    // (UNAVAILABLE with its address in net::kEdgeOwnerTrailer) instead of being served here;
+    // streams another replica relays here are served whoever owns the node. Null: serve every node.
+    const NodeOwnership* ownership = nullptr;
     // Whether Hellos are answered from the start (see SetAcceptingStreams).
     bool accept_streams = true;
     std::string gm_version = "nereid-gm";
@@ -129,6 +134,12 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     stream_opened_ = std::move(listener);
   }
 
+  // The nodes whose stream this hub serves and no replica relays here (what ownership moves).
+  std::vector<std::string> DirectNodes() const;
+  // Ends `node`'s direct stream with UNAVAILABLE and `owner` (HOST:PORT) in the trailer, so the
+  // node dials the replica that owns it now. False when the node has no direct stream here.
+  bool MoveNode(std::string_view node, const std::string& owner);
+
   std::vector<NodeStatus> Nodes() const;
   NodeStatus Node(std::string_view node) const;
   HubMetrics& metrics() { return metrics_; }
@@ -138,7 +149,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
       grpc::CallbackServerContext* context) override;
 
   // Called by the stream reactor (sync_reactor.cc). Returns whether to keep reading.
-  bool OnRequest(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+  bool OnRequest(const std::shared_ptr<Session>& session, const StreamPeer& peer,
                  const edge::v1::SyncRequest& request);
   // `connection`: the peer counted against max_streams_per_connection, "" when not counted.
   void OnSessionDone(const std::shared_ptr<Session>& session, const std::string& connection);
@@ -149,6 +160,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     // third of a std::map node's (one entry per object a node holds, 100,000 at 10,000 nodes).
     absl::btree_map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
     std::shared_ptr<Session> session;
+    bool relayed = false;  // the session's stream comes through another replica's relay
   };
   using Dispatch = ReportScheduler::Dispatch;
   // Lets completions that outlive the hub (a slow handler) find out it is gone; the destructor
@@ -159,7 +171,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     int running ABSL_GUARDED_BY(mu) = 0;
   };
 
-  bool HandleHello(const std::shared_ptr<Session>& session, const net::PeerIdentity& peer,
+  bool HandleHello(const std::shared_ptr<Session>& session, const StreamPeer& peer,
                    const edge::v1::SyncRequest& request);
   void HandleChangeAck(const std::shared_ptr<Session>& session, const edge::v1::ChangeAck& ack);
   void HandleReport(const std::shared_ptr<Session>& session, const edge::v1::StatusReport& report);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
+#include "common/strings/absl_compat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
@@ -98,6 +99,7 @@ NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::P
   const uint64_t id = next_id_++;
   RelayedStream::Hooks hooks;
   hooks.allow_unauthenticated = allow_unauthenticated;
+  hooks.ownership = options_.ownership;
   hooks.on_upstream_done = [this](bool answered) {
     if (!answered) failed_->Increment();
   };
@@ -116,15 +118,38 @@ NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::P
   return reactor;
 }
 
-void EdgeRelay::EndAll(const std::string& why) {
+std::vector<std::shared_ptr<RelayedStream>> EdgeRelay::Streams() const {
   std::vector<std::shared_ptr<RelayedStream>> streams;
-  {
-    absl::MutexLock lock(&mu_);
-    streams.reserve(streams_.size());
-    for (const auto& [id, weak] : streams_) {
-      if (std::shared_ptr<RelayedStream> stream = weak.lock()) streams.push_back(std::move(stream));
-    }
+  absl::MutexLock lock(&mu_);
+  streams.reserve(streams_.size());
+  for (const auto& [id, weak] : streams_) {
+    if (std::shared_ptr<RelayedStream> stream = weak.lock()) streams.push_back(std::move(stream));
   }
+  return streams;
+}
+
+std::vector<std::string> EdgeRelay::Nodes() const {
+  std::vector<std::string> nodes;
+  for (const auto& stream : Streams()) {
+    if (std::string node = stream->node(); !node.empty()) nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+bool EdgeRelay::MoveNode(std::string_view node, const std::string& owner) {
+  bool moved = false;
+  for (const auto& stream : Streams()) {
+    if (stream->node() != node) continue;
+    stream->Cancel(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                absl::StrCat("node ", ToAbsl(node), " moves to the GM replica at ", owner)),
+                   owner);
+    moved = true;
+  }
+  return moved;
+}
+
+void EdgeRelay::EndAll(const std::string& why) {
+  const std::vector<std::shared_ptr<RelayedStream>> streams = Streams();
   for (const auto& stream : streams) {
     stream->Cancel(grpc::Status(grpc::StatusCode::UNAVAILABLE, why));
   }

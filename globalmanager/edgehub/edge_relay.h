@@ -21,6 +21,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -46,6 +48,8 @@ class EdgeRelay {
     net::KeepaliveOptions keepalive;
     int max_receive_message_bytes = 64 << 20;
     std::shared_ptr<prometheus::Registry> registry;  // null: a private one
+    // Edge shards: nodes another live replica owns are sent there, not relayed (null: none).
+    const NodeOwnership* ownership = nullptr;
   };
 
   static absl::StatusOr<std::unique_ptr<EdgeRelay>> Create(Options options);
@@ -69,6 +73,12 @@ class EdgeRelay {
   // stopping replica).
   void Close(const std::string& why);
 
+  // The nodes of the relayed streams whose Hello passed.
+  std::vector<std::string> Nodes() const;
+  // Ends `node`'s relayed stream with UNAVAILABLE and `owner` (HOST:PORT) in the trailer, so the
+  // node dials the replica that owns it now. False when no stream of `node` is relayed here.
+  bool MoveNode(std::string_view node, const std::string& owner);
+
   std::size_t open_streams() const;
   // Whether new node streams would be relayed (a leader address is set and the relay is open).
   bool relaying() const;
@@ -78,6 +88,8 @@ class EdgeRelay {
  private:
   EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> credentials,
             std::string verified_name);
+  // The streams open now.
+  std::vector<std::shared_ptr<RelayedStream>> Streams() const;
 
   const Options options_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;

@@ -110,19 +110,25 @@ RelayedStream::RelayedStream(net::PeerIdentity peer, Upstream upstream, Hooks ho
 
 RelayedStream::~RelayedStream() = default;
 
-void RelayedStream::Cancel(grpc::Status status) {
+void RelayedStream::Cancel(grpc::Status status, std::string owner) {
   bool started;
+  Ending ending{std::move(status), std::move(owner)};
   {
     absl::MutexLock lock(&mu_);
-    if (!cancelled_.has_value()) cancelled_ = status;
+    if (!cancelled_.has_value()) cancelled_ = ending;
     started = upstream_started_;
   }
   if (started) {
     CancelLeader();
     CloseLeader();
   } else {
-    FinishNode({std::move(status), ""});
+    FinishNode(std::move(ending));
   }
+}
+
+std::string RelayedStream::node() const {
+  absl::MutexLock lock(&mu_);
+  return node_name_;
 }
 
 void RelayedStream::OnHello(const v1::SyncRequest* hello) {
@@ -131,19 +137,29 @@ void RelayedStream::OnHello(const v1::SyncRequest* hello) {
     FinishNode({std::move(check), ""});
     return;
   }
-  std::optional<grpc::Status> ended;
+  const std::string& node = hello->hello().node_name();
+  if (hooks_.ownership != nullptr) {
+    if (std::string owner = hooks_.ownership->OwnerElsewhere(node); !owner.empty()) {
+      FinishNode({grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                               "node " + node + " is served by the GM replica at " + owner),
+                  std::move(owner)});
+      return;
+    }
+  }
+  std::optional<Ending> ended;
   {
     absl::MutexLock lock(&mu_);
     if (cancelled_.has_value()) {
       ended = *cancelled_;
     } else if (node_gone_) {
-      ended = grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled");
+      ended = Ending{grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled"), ""};
     } else {
       upstream_started_ = true;
+      node_name_ = node;
     }
   }
   if (ended.has_value()) {
-    FinishNode({std::move(*ended), ""});
+    FinishNode(std::move(*ended));
     return;
   }
   auto* leader = new LeaderSide(shared_from_this(), hello->hello().node_name());  // gRPC's
@@ -232,7 +248,7 @@ void RelayedStream::OnNodeDone() {
 }
 
 void RelayedStream::OnLeaderDone(grpc::Status status, std::string owner, bool answered) {
-  std::optional<grpc::Status> cancelled;
+  std::optional<Ending> cancelled;
   bool node_gone;
   {
     absl::MutexLock lock(&mu_);
@@ -240,7 +256,8 @@ void RelayedStream::OnLeaderDone(grpc::Status status, std::string owner, bool an
     cancelled = cancelled_;
     node_gone = node_gone_;
   }
-  Ending ending{cancelled.value_or(std::move(status)), std::move(owner)};
+  Ending ending = cancelled.has_value() ? *std::move(cancelled)
+                                        : Ending{std::move(status), std::move(owner)};
   // Ended by this side (the node left, or the relay stopped): nothing to say about the leader.
   const bool ended_here = cancelled.has_value() || node_gone;
   if (hooks_.on_upstream_done && !ended_here) hooks_.on_upstream_done(answered);

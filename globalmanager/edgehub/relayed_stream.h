@@ -27,6 +27,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/net/peer_identity.h"
+#include "globalmanager/edgehub/node_ownership.h"
 #include "grpcpp/support/server_callback.h"
 #include "nereid/edge/v1/sync.grpc.pb.h"
 
@@ -46,6 +47,8 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
   };
   struct Hooks {
     bool allow_unauthenticated = false;  // --insecure: trust the Hello's claim without certificate
+    // Edge shards: a node another live replica owns is sent there after its Hello, not relayed.
+    const NodeOwnership* ownership = nullptr;
     // The leader call ended by itself (not because the node left or Cancel); `answered`: it had
     // sent at least one message.
     std::function<void(bool answered)> on_upstream_done;
@@ -58,8 +61,11 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
       grpc::CallbackServerContext* context, net::PeerIdentity peer, Upstream upstream,
       Hooks hooks);
 
-  // Ends the relayed stream with `status` for the node (which redials). Any thread.
-  void Cancel(grpc::Status status);
+  // Ends the relayed stream with `status` for the node (which redials; at once at `owner`, a
+  // HOST:PORT for net::kEdgeOwnerTrailer, when given). Any thread.
+  void Cancel(grpc::Status status, std::string owner = "");
+  // The node the stream speaks for, once its Hello passed ("" before).
+  std::string node() const;
 
   RelayedStream(net::PeerIdentity peer, Upstream upstream, Hooks hooks);  // via Start
   ~RelayedStream();
@@ -102,7 +108,8 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
   edge::v1::SyncRequest request_;
   edge::v1::SyncResponse response_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
+  std::string node_name_ ABSL_GUARDED_BY(mu_);
   LeaderSide* leader_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool leader_open_ ABSL_GUARDED_BY(mu_) = false;  // the node side's hold on the leader call
   int leader_ops_ ABSL_GUARDED_BY(mu_) = 0;        // operations being started on it outside mu_
@@ -111,7 +118,7 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
   bool node_writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_called_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<Ending> ending_ ABSL_GUARDED_BY(mu_);      // Finish deferred behind a write
-  std::optional<grpc::Status> cancelled_ ABSL_GUARDED_BY(mu_);  // Cancel's status, if any
+  std::optional<Ending> cancelled_ ABSL_GUARDED_BY(mu_);  // Cancel's ending, if any
 };
 
 }  // namespace nereid::gm

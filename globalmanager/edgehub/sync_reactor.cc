@@ -7,7 +7,7 @@
 namespace nereid::gm {
 
 SyncReactor::SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context,
-                         std::shared_ptr<Session> session, net::PeerIdentity peer,
+                         std::shared_ptr<Session> session, StreamPeer peer,
                          std::string connection)
     : hub_(hub),
       context_(context),

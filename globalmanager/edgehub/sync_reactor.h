@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "common/net/peer_identity.h"
 #include "globalmanager/edgehub/session.h"
+#include "globalmanager/edgehub/stream_peer.h"
 #include "grpcpp/support/server_callback.h"
 #include "nereid/edge/v1/sync.pb.h"
 
@@ -27,7 +27,7 @@ class SyncReactor final
   // `peer`: whom the stream speaks for (stream_peer.h); `connection`: the peer URI counted against
   // the hub's streams per connection, "" when not counted.
   SyncReactor(EdgeHub* hub, grpc::CallbackServerContext* context, std::shared_ptr<Session> session,
-              net::PeerIdentity peer, std::string connection);
+              StreamPeer peer, std::string connection);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -42,7 +42,7 @@ class SyncReactor final
   EdgeHub* const hub_;
   grpc::CallbackServerContext* const context_;
   const std::shared_ptr<Session> session_;
-  const net::PeerIdentity peer_;
+  const StreamPeer peer_;
   const std::string connection_;
   edge::v1::SyncRequest request_;
 };

@@ -8,13 +8,16 @@
 //     trailer nereid-edge-owner, and the node dials the leader at once (no backoff), verified
 //     under its configured name;
 //   - the leader stops: the standby takes the Lease, the node's next dial (its configured
-//     address) lands there, and counting goes on; a restarted replica stays the standby.
+//     address) lands there, and counting goes on; a restarted replica stays the standby;
+//   - with --edge-shards, each replica serves the nodes rendezvous hashing gives it and sends the
+//     others there; a node follows its owner away and back as that replica stops and restarts.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "globalmanager/edgehub/rendezvous.h"
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
 #include "tests/integration/edge_cluster.h"
@@ -50,6 +53,14 @@ double Redirected(const GmProcess& gm) {
 
 double RelayedNow(const GmProcess& gm) {
   return testing::MetricValue(gm.Metrics(), "nereid_edgehub_relayed_streams");
+}
+
+double Moved(const GmProcess& gm) {
+  return testing::MetricValue(gm.Metrics(), "nereid_gm_edge_nodes_moved_total");
+}
+
+double ShardReplicas(const GmProcess& gm) {
+  return testing::MetricValue(gm.Metrics(), "nereid_gm_edge_shard_replicas");
 }
 
 double ConnectedNodes(const GmProcess& gm) {
@@ -232,6 +243,70 @@ TEST_CASE("with --ready-while-relaying, a standby is ready while it can relay to
   cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("da", "edge-a", "/data/a.txt"));
   CHECK(cluster.WaitSamples("da", 3, absl::Seconds(30)));
   CHECK(RelayedNow(c) == 1);
+}
+
+TEST_CASE("with --edge-shards, each replica serves the nodes hashed to it; a node follows its "
+          "owner away and back",
+          "[integration][ha]") {
+  // The hash is a fixed function of the names (rendezvous_test pins it): with gm-a and gm-b
+  // live, gm-a owns edge-a and gm-b owns edge-c.
+  REQUIRE(gm::RendezvousOwner("edge-a", {"gm-a", "gm-b"}) == "gm-a");
+  REQUIRE(gm::RendezvousOwner("edge-c", {"gm-a", "gm-b"}) == "gm-b");
+  EdgeCluster cluster(testing::BuiltEdgeBinaries(), "gm-shards-");
+  const std::string data_a = NodeData(cluster, "edge-a", "a.txt", 5);
+  const std::string data_c = NodeData(cluster, "edge-c", "c.txt", 7);
+  std::vector<std::string> args = kAdvertise;
+  args.push_back("--edge-shards");
+  Replicas gms(cluster, args);
+  REQUIRE(WaitFor([&] { return ShardReplicas(gms.a) == 2 && ShardReplicas(gms.b) == 2; },
+                  absl::Seconds(20), kPoll));
+  CHECK(cluster.Kubectl({"get", "lease", "-n", "default", "-l", "nereid.io/edge-shard=nereid-gm",
+                         "-o", "jsonpath={.items[*].metadata.name}"}) ==
+        "nereid-gm-edge-gm-a nereid-gm-edge-gm-b");
+
+  // Each node is given the other replica's address and lands on its owner: edge-c on the
+  // standby, which relays it to the leader; edge-a on the leader.
+  const testing::CertSet& certs = testing::TestCerts();
+  Lc lc_c = cluster.StartLc("edge-c", certs.NodeCert("edge-c"), certs.NodeKey("edge-c"), "", {},
+                            {"--gm", gms.address_a});
+  Lc lc_a = cluster.StartLc("edge-a", certs.NodeCert("edge-a"), certs.NodeKey("edge-a"), "", {},
+                            {"--gm", gms.address_b});
+  cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("dc", "edge-c", "/data/c.txt"));
+  cluster.Kubectl({"apply", "-f", "-"}, DatasetYaml("da", "edge-a", "/data/a.txt"));
+  REQUIRE(cluster.WaitSamples("dc", 7, absl::Seconds(30)));
+  REQUIRE(cluster.WaitSamples("da", 5, absl::Seconds(30)));
+  CHECK(LinkServer(lc_c) == gms.address_b);
+  CHECK(LinkServer(lc_a) == gms.address_a);
+  CHECK(lc_c.LinkCounter("redirects") >= 1);
+  CHECK(lc_a.LinkCounter("redirects") >= 1);
+  CHECK(RelayedNow(gms.b) == 1);
+  CHECK(ConnectedNodes(gms.a) == 2);  // edge-a directly, edge-c through gm-b
+
+  // gm-b stops and releases its Lease: edge-c's stream ends, its next dial of its configured
+  // address lands on gm-a, now the only replica, which serves it directly.
+  auto code = gms.b.process->Stop(absl::Seconds(15));
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(WaitFor([&] { return ShardReplicas(gms.a) == 1; }, absl::Seconds(10), kPoll));
+  AppendLines(data_c + "/c.txt", 8, 9);
+  CHECK(cluster.WaitSamples("dc", 9, absl::Seconds(30)));
+  CHECK(WaitFor([&] { return lc_c.Synced() && LinkServer(lc_c) == gms.address_a; },
+                absl::Seconds(30), kPoll));
+  CHECK(Moved(gms.a) == 0);
+
+  // gm-b comes back: gm-a ends edge-c's stream with gm-b's address, and edge-c is relayed
+  // through gm-b again; edge-a stays where it is.
+  gms.b = cluster.LaunchGm("gm-b", gms.port_b, args);
+  AwaitStandby(gms.b);
+  CHECK(WaitFor([&] { return LinkServer(lc_c) == gms.address_b && RelayedNow(gms.b) == 1; },
+                absl::Seconds(30), kPoll));
+  CHECK(Moved(gms.a) == 1);
+  AppendLines(data_c + "/c.txt", 10, 12);
+  CHECK(cluster.WaitSamples("dc", 12, absl::Seconds(30)));
+  AppendLines(data_a + "/a.txt", 6, 8);
+  CHECK(cluster.WaitSamples("da", 8, absl::Seconds(30)));
+  CHECK(LinkServer(lc_a) == gms.address_a);
+  CHECK(Moved(gms.b) == 0);
 }
 
 }  // namespace

@@ -1,0 +1,300 @@
+#include "globalmanager/edge_shards.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/kube/errors.h"
+#include "common/kube/resource.h"
+#include "common/kube/thread_name.h"
+#include "common/log/log.h"
+#include "common/strings/dns_name.h"
+#include "globalmanager/edgehub/rendezvous.h"
+
+namespace nereid::gm {
+namespace {
+
+constexpr char kShardLabel[] = "nereid.io/edge-shard";
+
+std::string StringAt(const kube::Json& object, std::string_view path) {
+  const kube::Json* value = kube::FindPath(object, path);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EdgeShards>> EdgeShards::Create(Options options) {
+  if (options.client == nullptr) return absl::InvalidArgumentError("edge shards: no API client");
+  std::string lease_name = absl::StrCat(options.group, "-edge-", options.identity);
+  if (!IsDnsSubdomain(lease_name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "edge shards: \"", lease_name,
+        "\" (the leader Lease's name, \"-edge-\", the replica's identity) is not a valid Lease "
+        "name: use a DNS subdomain as --id"));
+  }
+  if (options.moves_per_second < 1) {
+    return absl::InvalidArgumentError("edge shards: moves per second must be >= 1");
+  }
+  return std::unique_ptr<EdgeShards>(new EdgeShards(std::move(options), std::move(lease_name)));
+}
+
+EdgeShards::EdgeShards(Options options, std::string lease_name)
+    : options_(std::move(options)),
+      lease_name_(std::move(lease_name)),
+      clock_(options_.clock != nullptr ? options_.clock : Clock::Real()),
+      registry_(options_.registry != nullptr ? options_.registry
+                                             : std::make_shared<prometheus::Registry>()) {
+  prometheus::Registry& r = *registry_;
+  moved_ = &prometheus::BuildCounter()
+                .Name("nereid_gm_edge_nodes_moved_total")
+                .Help("Node streams this replica ended with the address of the replica that owns "
+                      "the node now (edge shards: a replica joined)")
+                .Register(r)
+                .Add({});
+  collected_ = &prometheus::BuildCounter()
+                    .Name("nereid_gm_edge_shard_leases_collected_total")
+                    .Help("Edge shard Leases of replicas gone (released or expired) deleted")
+                    .Register(r)
+                    .Add({});
+  replicas_ = &prometheus::BuildGauge()
+                   .Name("nereid_gm_edge_shard_replicas")
+                   .Help("Live GM replicas the nodes are sharded over, as this replica sees them")
+                   .Register(r)
+                   .Add({});
+}
+
+EdgeShards::~EdgeShards() { Stop(); }
+
+void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (started_ || stopped_) return;
+    started_ = true;
+    address_ = std::move(address);
+  }
+  hub_ = hub;
+  relay_ = relay;
+
+  kube::LeaderElectionConfig lease;
+  lease.lease_namespace = options_.lease_namespace;
+  lease.lease_name = lease_name_;
+  lease.identity = options_.identity;
+  lease.lease_duration = options_.lease_duration;
+  lease.renew_deadline = options_.renew_deadline;
+  lease.retry_period = options_.retry_period;
+  lease.release_on_cancel = true;
+  lease.labels[kShardLabel] = options_.group;
+  lease.holder_annotations[kEdgeAddressAnnotation] = address_;
+  absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector =
+      kube::LeaderElector::Create(options_.client, std::move(lease), clock_);
+  if (elector.ok()) {
+    lease_ = *std::move(elector);
+    lease_->Start();
+  } else {
+    // Validated by Create; without its Lease this replica still serves the nodes that reach it.
+    LOG(ERROR) << "edge shards: " << elector.status();
+  }
+
+  kube::ReflectorOptions watch;
+  watch.name = "edge-shard-leases";
+  watch.ns = options_.lease_namespace;
+  watch.label_selector = absl::StrCat(kShardLabel, "=", options_.group);
+  watch_ = std::make_unique<kube::Reflector>(options_.client, kube::resources::Leases(),
+                                             static_cast<kube::ReflectorStore*>(this),
+                                             clock_, std::move(watch));
+  watch_->Start();
+  thread_ = std::thread([this] {
+    kube::SetCurrentThreadName("gm-edge-shards");
+    Run();
+  });
+  LOG(INFO) << "edge shards: " << options_.identity << " serves its share of the nodes at "
+            << address_ << " (Lease " << options_.lease_namespace << "/" << lease_name_
+            << ")";
+}
+
+void EdgeShards::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  if (watch_ != nullptr) watch_->Stop();
+  if (lease_ != nullptr) lease_->Stop();  // releases the Lease
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ownership
+
+std::vector<std::pair<std::string, std::string>> EdgeShards::LiveLocked(absl::Time now) const {
+  std::vector<std::pair<std::string, std::string>> live;
+  if (!started_ || stopped_) return live;
+  live.emplace_back(options_.identity, address_);
+  for (const auto& [name, peer] : peers_) {
+    if (name == lease_name_ || peer.identity.empty() || peer.address.empty()) continue;
+    if (peer.identity == options_.identity) continue;  // a Lease of ours under another group?
+    if (now >= peer.changed + peer.duration) continue;
+    live.emplace_back(peer.identity, peer.address);
+  }
+  std::sort(live.begin(), live.end());
+  return live;
+}
+
+std::string EdgeShards::OwnerElsewhereLocked(std::string_view node, absl::Time now) const {
+  const std::vector<std::pair<std::string, std::string>> live = LiveLocked(now);
+  if (live.size() < 2) return "";
+  std::vector<std::string> identities;
+  identities.reserve(live.size());
+  for (const auto& [identity, address] : live) identities.push_back(identity);
+  const std::string_view owner = RendezvousOwner(node, identities);
+  if (owner == options_.identity) return "";
+  for (const auto& [identity, address] : live) {
+    if (identity == owner) return address;
+  }
+  return "";
+}
+
+std::string EdgeShards::OwnerElsewhere(std::string_view node) const {
+  const absl::Time now = clock_->Now();
+  absl::ReaderMutexLock lock(&mu_);
+  return OwnerElsewhereLocked(node, now);
+}
+
+std::vector<std::string> EdgeShards::Replicas() const {
+  const absl::Time now = clock_->Now();
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::string> identities;
+  for (auto& [identity, address] : LiveLocked(now)) identities.push_back(identity);
+  return identities;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Leases, from the watch
+
+void EdgeShards::ObserveLocked(const kube::Json& lease, absl::Time now) {
+  const std::string name = kube::Name(lease);
+  Peer& peer = peers_[name];
+  const std::string holder = StringAt(lease, "spec.holderIdentity");
+  std::string record = absl::StrCat(holder, "@", StringAt(lease, "spec.renewTime"));
+  if (record != peer.record || peer.changed == absl::Time()) {
+    peer.record = std::move(record);
+    peer.changed = now;
+  }
+  peer.identity = holder;
+  peer.address.clear();
+  // Not a dotted path: the annotation's key holds dots.
+  if (const kube::Json* annotations = kube::FindPath(lease, "metadata.annotations");
+      annotations != nullptr && annotations->is_object()) {
+    auto it = annotations->find(kEdgeAddressAnnotation);
+    if (it != annotations->end() && it->is_string()) peer.address = it->get<std::string>();
+  }
+  peer.resource_version = kube::ResourceVersion(lease);
+  const kube::Json* seconds = kube::FindPath(lease, "spec.leaseDurationSeconds");
+  peer.duration = absl::Seconds(seconds != nullptr && seconds->is_number_integer()
+                                    ? seconds->get<int64_t>()
+                                    : 0);
+}
+
+void EdgeShards::Replace(std::vector<kube::ObjectPtr> objects, const std::string&) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  absl::flat_hash_map<std::string, Peer> previous = std::move(peers_);
+  peers_.clear();
+  for (const kube::ObjectPtr& object : objects) {
+    const std::string name = kube::Name(*object);
+    if (auto it = previous.find(name); it != previous.end()) peers_[name] = std::move(it->second);
+    ObserveLocked(*object, now);
+  }
+}
+
+void EdgeShards::Add(kube::ObjectPtr object) {
+  const absl::Time now = clock_->Now();
+  absl::MutexLock lock(&mu_);
+  ObserveLocked(*object, now);
+}
+
+void EdgeShards::Update(kube::ObjectPtr object) { Add(std::move(object)); }
+
+void EdgeShards::Delete(kube::ObjectPtr object) {
+  absl::MutexLock lock(&mu_);
+  peers_.erase(kube::Name(*object));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moving nodes and collecting Leases
+
+void EdgeShards::Run() {
+  const int budget = std::max<int>(
+      1, static_cast<int>(options_.moves_per_second * absl::ToDoubleSeconds(options_.sweep_period)));
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      clock_->AwaitFor(&mu_, absl::Condition(&stopped_), options_.sweep_period);
+      if (stopped_) return;
+    }
+    if (const int moved = MoveNodes(budget); moved > 0) {
+      LOG(INFO) << "edge shards: sent " << moved << " nodes to the replicas that own them now";
+    }
+    CollectLeases();
+    replicas_->Set(static_cast<double>(Replicas().size()));
+  }
+}
+
+int EdgeShards::MoveNodes(int budget) {
+  int moved = 0;
+  auto move = [&](const std::vector<std::string>& nodes, auto&& end_stream) {
+    for (const std::string& node : nodes) {
+      if (moved >= budget) return;
+      const std::string owner = OwnerElsewhere(node);
+      if (owner.empty() || !end_stream(node, owner)) continue;
+      moved_->Increment();
+      ++moved;
+    }
+  };
+  if (hub_ != nullptr) {
+    move(hub_->DirectNodes(),
+         [this](const std::string& node, const std::string& owner) {
+           return hub_->MoveNode(node, owner);
+         });
+  }
+  if (relay_ != nullptr) {
+    move(relay_->Nodes(), [this](const std::string& node, const std::string& owner) {
+      return relay_->MoveNode(node, owner);
+    });
+  }
+  return moved;
+}
+
+void EdgeShards::CollectLeases() {
+  std::vector<std::pair<std::string, std::string>> gone;  // name, resourceVersion
+  {
+    const absl::Time now = clock_->Now();
+    absl::ReaderMutexLock lock(&mu_);
+    for (const auto& [name, peer] : peers_) {
+      if (name == lease_name_) continue;
+      if (peer.identity.empty() || now >= peer.changed + options_.collect_after) {
+        gone.emplace_back(name, peer.resource_version);
+      }
+    }
+  }
+  for (auto& [name, resource_version] : gone) {
+    kube::DeleteOptions delete_options;
+    delete_options.precondition_resource_version = resource_version;
+    absl::Status deleted = options_.client->Delete(kube::resources::Leases(),
+                                                   options_.lease_namespace, name, delete_options);
+    if (deleted.ok()) {
+      collected_->Increment();
+      LOG(INFO) << "edge shards: deleted the Lease " << name << " of a replica gone";
+    } else if (!absl::IsNotFound(deleted) && !kube::IsConflict(deleted)) {
+      LOG(WARNING) << "edge shards: deleting the Lease " << name << ": " << deleted;
+      continue;
+    }
+    absl::MutexLock lock(&mu_);
+    if (auto it = peers_.find(name); it != peers_.end() && it->second.resource_version ==
+                                                               resource_version) {
+      peers_.erase(it);
+    }
+  }
+}
+
+}  // namespace nereid::gm
