@@ -264,15 +264,19 @@ bool CloudLink::RunStream() {
     } else {
       LOG(WARNING) << "cloud link: node " << options_.node_name << ": " << error;
     }
-    redirect_ = RedirectFrom(stream, dialed);
+    redirect_ = RedirectFrom(stream, dialed, established);
   }
   return healthy;
 }
 
-std::string CloudLink::RedirectFrom(const LinkStream& stream, const std::string& dialed) {
+std::string CloudLink::RedirectFrom(const LinkStream& stream, const std::string& dialed,
+                                    bool established) {
   // One hop: a replica reached through a redirect that refuses us too sends us back to the
   // configured address after the backoff, so replicas that disagree cannot bounce a node around.
-  if (!dialed.empty() || stream.status().error_code() != grpc::StatusCode::UNAVAILABLE) return "";
+  // A stream that was served and then ended with an owner is a move (another replica owns this
+  // node now): followed wherever the stream was dialled, since each hop took a served stream.
+  if (!dialed.empty() && !established) return "";
+  if (stream.status().error_code() != grpc::StatusCode::UNAVAILABLE) return "";
   const std::string owner = stream.Trailer(net::kEdgeOwnerTrailer);
   if (owner.empty()) return "";
   if (!net::ParseHostPort(owner).ok() || owner == options_.gm_address) {

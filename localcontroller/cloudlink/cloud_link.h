@@ -123,8 +123,10 @@ class CloudLink {
   void SendReports(LinkStream& stream);
   // A channel to `address`, verified under the name the configured address is verified with.
   std::unique_ptr<edge::v1::EdgeSync::Stub> NewStub(const std::string& address);
-  // The replica a refusing GM named in `stream`'s trailer, if it is to be followed ("" if not).
-  std::string RedirectFrom(const LinkStream& stream, const std::string& dialed);
+  // The replica a refusing or moving GM named in `stream`'s trailer, if it is to be followed ("" if
+  // not). `dialed`: the redirect this stream followed ("" for the configured address);
+  // `established`: the GM served the stream before ending it.
+  std::string RedirectFrom(const LinkStream& stream, const std::string& dialed, bool established);
   void Wake();
   void RecordError(const std::string& error);
 

@@ -456,6 +456,35 @@ TEST_CASE("owner trailers are followed one hop at a time, and only when they nam
   }
 }
 
+TEST_CASE("a node served after a redirect follows a move to the replica that owns it now, at once",
+          "[cloudlink][redirect]") {
+  Fixture f;  // the leader
+  REQUIRE(f.hub->Upsert("edge-a", Dataset("d", "1")).ok());
+  f.hub->MarkSynced();
+  const std::string leader = "127.0.0.1:" + std::to_string(f.server->port());
+  Replica standby(leader);
+  f.StartLink(f.Options(standby.address()));
+  REQUIRE(f.WaitSynced());
+  CHECK(f.link->status().server == leader);  // reached through the standby's redirect
+
+  // Another replica joins and owns the node now (edge shards): the leader moves the node's
+  // stream there, and the node follows without waiting out a backoff (the fake clock stands).
+  Replica owner("");
+  REQUIRE(owner.hub->Upsert("edge-a", Dataset("d", "2")).ok());
+  owner.hub->MarkSynced();
+  owner.hub->SetAcceptingStreams(true);
+  REQUIRE(f.hub->MoveNode("edge-a", owner.address()));
+  CHECK(Eventually([&] {
+    return f.link->status().synced &&
+           f.store.Held() == std::vector<std::string>{"Dataset/default/d@2"};
+  }, kLinkWait));
+  const LinkStatus status = f.link->status();
+  CHECK(status.server == owner.address());
+  CHECK(status.redirects == 2);
+  CHECK(status.attempts == 3);
+  CHECK_FALSE(f.hub->MoveNode("edge-a", owner.address()));  // no stream of it here any more
+}
+
 TEST_CASE("the GM refusing our identity is reported as the link's error", "[cloudlink]") {
   Fixture f;
   f.hub->MarkSynced();
