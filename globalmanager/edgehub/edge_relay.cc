@@ -55,6 +55,13 @@ EdgeRelay::EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> 
                      "the relay); the node was sent to the leader's address instead")
                  .Register(r)
                  .Add({});
+  redirected_ = &prometheus::BuildCounter()
+                     .Name("nereid_edgehub_relay_redirects_total")
+                     .Help(
+                         "Node streams this replica took to relay and sent to the replica that "
+                         "owns their node instead (edge shards)")
+                     .Register(r)
+                     .Add({});
   open_gauge_ = &prometheus::BuildGauge()
                      .Name("nereid_edgehub_relayed_streams")
                      .Help("Node streams this replica relays to the leader now")
@@ -100,6 +107,7 @@ NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::P
   RelayedStream::Hooks hooks;
   hooks.allow_unauthenticated = allow_unauthenticated;
   hooks.ownership = options_.ownership;
+  hooks.on_redirected = [this] { redirected_->Increment(); };
   hooks.on_upstream_done = [this](bool answered) {
     if (!answered) failed_->Increment();
   };

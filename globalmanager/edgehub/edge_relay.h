@@ -84,6 +84,8 @@ class EdgeRelay {
   bool relaying() const;
   // Relayed streams the leader never answered.
   double failures() const { return failed_->Value(); }
+  // Streams sent to the replica that owns their node instead of relayed (edge shards).
+  double redirects() const { return redirected_->Value(); }
 
  private:
   EdgeRelay(Options options, std::shared_ptr<grpc::ChannelCredentials> credentials,
@@ -97,6 +99,7 @@ class EdgeRelay {
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Counter* relayed_;
   prometheus::Counter* failed_;
+  prometheus::Counter* redirected_;
   prometheus::Gauge* open_gauge_;
 
   mutable absl::Mutex mu_;

@@ -140,6 +140,7 @@ void RelayedStream::OnHello(const v1::SyncRequest* hello) {
   const std::string& node = hello->hello().node_name();
   if (hooks_.ownership != nullptr) {
     if (std::string owner = hooks_.ownership->OwnerElsewhere(node); !owner.empty()) {
+      if (hooks_.on_redirected) hooks_.on_redirected();
       FinishNode({grpc::Status(grpc::StatusCode::UNAVAILABLE,
                                "node " + node + " is served by the GM replica at " + owner),
                   std::move(owner)});

@@ -49,6 +49,7 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
     bool allow_unauthenticated = false;  // --insecure: trust the Hello's claim without certificate
     // Edge shards: a node another live replica owns is sent there after its Hello, not relayed.
     const NodeOwnership* ownership = nullptr;
+    std::function<void()> on_redirected;  // a node sent to its owner
     // The leader call ended by itself (not because the node left or Cancel); `answered`: it had
     // sent at least one message.
     std::function<void(bool answered)> on_upstream_done;

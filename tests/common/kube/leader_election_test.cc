@@ -163,6 +163,30 @@ TEST_CASE("leader election: the holder's annotations travel with the Lease and l
   CHECK(b.elector->LeaderAnnotation(kAddress) == "10.0.0.2:7600");
 }
 
+TEST_CASE("leader election: its labels are written into the Lease and stay after release",
+          "[leader]") {
+  FakeClock clock;
+  FakeKubeClient server(&clock);
+  LeaderElectionConfig config;
+  config.lease_namespace = kNs;
+  config.lease_name = kLease;
+  config.identity = "a";
+  config.labels = {{"example.io/family", "gm"}};
+  config.uniform01 = [] { return 0.0; };
+  auto elector = LeaderElector::Create(&server, config, &clock);
+  REQUIRE(elector.ok());
+  (*elector)->Start();
+  REQUIRE(Eventually([&] { return (*elector)->IsLeader(); }));
+  auto lease = server.Get(resources::Leases(), kNs, kLease);
+  REQUIRE(lease.ok());
+  CHECK((*lease)["metadata"]["labels"]["example.io/family"] == "gm");
+  (*elector)->Stop();  // a label selector still finds the released Lease
+  lease = server.Get(resources::Leases(), kNs, kLease);
+  REQUIRE(lease.ok());
+  CHECK(StringAt(*lease, "spec.holderIdentity").empty());
+  CHECK((*lease)["metadata"]["labels"]["example.io/family"] == "gm");
+}
+
 TEST_CASE("leader election: a leader that cannot renew stops leading at the renew deadline",
           "[leader]") {
   FakeClock clock;

@@ -73,6 +73,8 @@ TEST_CASE("defaults: Sedna's ports and servers, leader election on") {
   CHECK(c.edge_max_connection_wait_seconds == 10);  // half of gRPC's 20 s connect deadline
   CHECK(c.edge_relay);
   CHECK_FALSE(c.ready_while_relaying);
+  CHECK_FALSE(c.edge_shards);
+  CHECK(c.edge_moves_per_second == 100);
   CHECK(c.tls.ca_file == "/certs/ca.crt");
   CHECK_FALSE(c.tls.insecure);
   CHECK(c.leader_election.enabled);
@@ -335,6 +337,32 @@ TEST_CASE("a standby ready while relaying needs the relay and leader election") 
             "--ready-while-relaying"));
   CHECK(Has(ErrorOf(With({"--ready-while-relaying", "--leader-elect=false"})),
             "needs --edge-relay and leader election"));
+}
+
+TEST_CASE("edge shards need the relay, leader election and an edge address") {
+  const std::vector<std::string> shards = {"--edge-shards", "--edge-advertise-address", "10.0.0.1"};
+  GmConfig c = MustLoad(With(shards));
+  CHECK(c.edge_shards);
+  CHECK(c.edge_moves_per_second == 100);
+  std::vector<std::string> args = shards;
+  args.insert(args.end(), {"--edge-moves-per-second", "20"});
+  CHECK(MustLoad(With(args)).edge_moves_per_second == 20);
+  CHECK(MustLoad(With({"--edge-shards"}), Env({{"POD_IP", "10.1.2.3"}})).edge_shards);
+  CHECK(Has(ErrorOf(With({"--edge-shards"})), "needs the address where nodes reach"));
+  args = shards;
+  args.push_back("--edge-relay=false");
+  CHECK(Has(ErrorOf(With(args)), "--edge-shards"));
+  args = shards;
+  args.push_back("--leader-elect=false");
+  CHECK(Has(ErrorOf(With(args)), "needs --edge-relay and leader election"));
+  args = shards;
+  args.insert(args.end(), {"--edge-moves-per-second", "0"});
+  CHECK(Has(ErrorOf(With(args)), "--edge-moves-per-second"));
+  ConfigFile file;
+  c = MustLoad(With({"--config", file.Write("edgeShards: true\nedgeMovesPerSecond: 50\n"
+                                            "edgeAdvertiseAddress: gm-1.local\n")}));
+  CHECK(c.edge_shards);
+  CHECK(c.edge_moves_per_second == 50);
 }
 
 }  // namespace

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/net/edge_protocol.h"
 #include "globalmanager/edgehub/edge_hub.h"
@@ -54,9 +56,9 @@ struct Replica {
   std::unique_ptr<EdgeHubServer> server;
 
   // `insecure`: plaintext, no certificates (--insecure). `relay_certificate`: the PEM file of the
-  // certificate trusted to relay (default the GM's).
+  // certificate trusted to relay (default the GM's). `ownership`: edge shards (null: none).
   Replica(bool leads, const CertSet& certs, bool insecure = false,
-          std::string relay_certificate = "") {
+          std::string relay_certificate = "", const NodeOwnership* ownership = nullptr) {
     if (relay_certificate.empty()) relay_certificate = certs.gm_cert;
     const net::TlsOptions tls =
         insecure ? Plaintext() : certs.ServerTls();
@@ -65,10 +67,12 @@ struct Replica {
     options.accept_streams = leads;
     options.gm_version = leads ? "leader" : "standby";
     options.allow_unauthenticated = insecure;
+    options.ownership = ownership;
     if (!insecure) options.relay_certificate = ReadFile(relay_certificate);
     if (!leads) {
       EdgeRelay::Options relay_options;
       relay_options.tls = tls;
+      relay_options.ownership = ownership;
       auto created = EdgeRelay::Create(relay_options);
       REQUIRE(created.ok());
       relay = std::move(*created);
@@ -126,6 +130,24 @@ struct RelayPair {
     standby.relay->SetLeaderAddress(leader.address());
     leader.hub->MarkSynced();
   }
+};
+
+// Edge shards as a replica sees them: the nodes other replicas own, and where.
+class FakeOwnership final : public NodeOwnership {
+ public:
+  void Set(const std::string& node, const std::string& owner) {
+    absl::MutexLock lock(&mu_);
+    elsewhere_[node] = owner;
+  }
+  std::string OwnerElsewhere(std::string_view node) const override {
+    absl::MutexLock lock(&mu_);
+    auto it = elsewhere_.find(std::string(node));
+    return it != elsewhere_.end() ? it->second : "";
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::string> elsewhere_ ABSL_GUARDED_BY(mu_);
 };
 
 v1::SyncResponse Expect(TestNode& node) {
@@ -362,6 +384,69 @@ TEST_CASE("with --insecure, a standby relays more nodes than one node connection
   TestNode bad(TestNode::Channel(standby.server->port(), Plaintext()));
   bad.Hello("two\nlines");
   CHECK(bad.AwaitEnd().error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_CASE("with edge shards, a node is served by its owner and sent there by the others; its "
+          "stream moves when asked",
+          "[edgehub][relay][shards]") {
+  FakeOwnership leader_sees;
+  FakeOwnership standby_sees;
+  Replica leader(true, TestCerts(), false, "", &leader_sees);
+  Replica standby(false, TestCerts(), false, "", &standby_sees);
+  standby.relay->SetLeaderAddress(leader.address());
+  leader.hub->MarkSynced();
+  // The standby owns edge-a; a third replica owns edge-b; the leader owns edge-c.
+  leader_sees.Set("edge-a", standby.address());
+  leader_sees.Set("edge-b", "127.0.0.1:7");
+  standby_sees.Set("edge-b", "127.0.0.1:7");
+  standby_sees.Set("edge-c", leader.address());
+
+  SECTION("the standby sends a node it does not own to its owner, before any relay") {
+    TestNode node(standby.server->port(), TestCerts(), "edge-b");
+    node.Hello("edge-b");
+    CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+    CHECK(node.Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:7");
+    CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+    CHECK(standby.relay->failures() == 0);
+    CHECK_FALSE(leader.hub->Node("edge-b").connected);
+    CHECK(standby.relay->redirects() == 1);
+  }
+  SECTION("the leader sends a node dialling it directly to its owner") {
+    TestNode node(leader.server->port(), TestCerts(), "edge-a");
+    node.Hello("edge-a");
+    CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+    CHECK(node.Trailer(net::kEdgeOwnerTrailer) == standby.address());
+    CHECK(leader.hub->metrics().streams_redirected().Value() == 1);
+    CHECK_FALSE(leader.hub->Node("edge-a").connected);
+  }
+  SECTION("the owner relays its node, the leader serves the relayed stream, and it moves") {
+    TestNode node(standby.server->port(), TestCerts(), "edge-a");
+    node.Hello("edge-a");
+    REQUIRE(Expect(node).has_hello_reply());
+    REQUIRE(Expect(node).has_resync_done());
+    CHECK(leader.hub->Node("edge-a").connected);
+    CHECK(leader.hub->DirectNodes().empty());  // relayed: not the leader's to move
+    CHECK(standby.relay->Nodes() == std::vector<std::string>{"edge-a"});
+    CHECK_FALSE(leader.hub->MoveNode("edge-a", "127.0.0.1:9"));
+
+    REQUIRE(standby.relay->MoveNode("edge-a", "127.0.0.1:9"));
+    CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+    CHECK(node.Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:9");
+    CHECK(Eventually([&] { return !leader.hub->Node("edge-a").connected; }));
+    CHECK(Eventually([&] { return standby.relay->open_streams() == 0; }));
+    CHECK(standby.relay->failures() == 0);
+  }
+  SECTION("the leader serves the node it owns, and moves it when asked") {
+    TestNode node(leader.server->port(), TestCerts(), "edge-c");
+    node.Hello("edge-c");
+    REQUIRE(Expect(node).has_hello_reply());
+    REQUIRE(Expect(node).has_resync_done());
+    CHECK(leader.hub->DirectNodes() == std::vector<std::string>{"edge-c"});
+    REQUIRE(leader.hub->MoveNode("edge-c", "127.0.0.1:9"));
+    CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+    CHECK(node.Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:9");
+    CHECK(Eventually([&] { return leader.hub->DirectNodes().empty(); }));
+  }
 }
 
 }  // namespace
