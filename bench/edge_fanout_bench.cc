@@ -11,6 +11,9 @@
 //       [--gm-arg FLAG]...  (more GM flags, e.g. --gm-arg --max-held-reports=1024)
 //       [--relay]  (a second GM replica, a standby, takes the nodes' connections and relays their
 //                   streams to the leader: every phase also prints the standby's memory and CPU)
+//       [--shards]  (both replicas run --edge-shards and the nodes dial the leader, as a Service
+//                    routing to the ready replica would send them: each node is served by the
+//                    replica rendezvous hashing gives it, relayed when that is the standby)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -103,6 +106,7 @@ struct Flags {
   double create_rate = 0;  // objects/s over all threads; 0 = as fast as the API answers
   bool leader_elect = false;
   bool relay = false;  // the nodes dial a standby replica that relays them to the leader
+  bool shards = false;  // both replicas shard the nodes; the nodes dial the leader
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
@@ -123,7 +127,8 @@ void Usage() {
          "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
-         "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--enforce]\n";
+         "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--shards]\n"
+         "  [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -152,8 +157,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       RETURN_IF_ERROR(reader.Number(&flags.create_rate, 0));
     } else if (arg == "--leader-elect") {
       flags.leader_elect = true;
-    } else if (arg == "--relay") {
+    } else if (arg == "--relay" || arg == "--shards") {
       flags.relay = true;
+      flags.shards = arg == "--shards";
       flags.leader_elect = true;  // a standby needs a Lease to follow
     } else if (arg == "--baseline-writes") {
       RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
@@ -237,6 +243,10 @@ class FanoutBench {
   absl::Status StopAll();
 
   absl::StatusOr<std::string> Metrics() const;
+  // --shards: until both replicas count `replicas` live shard replicas.
+  absl::Status AwaitShardReplicas(int replicas) const;
+  // --shards: where the nodes are served now (printed in the report).
+  void RecordShardSplit();
   void BeginPhase(const std::string& name);
   void EndPhase();
   std::string Dir(const std::string& name) const { return work_dir_ + "/" + name; }
@@ -251,6 +261,8 @@ class FanoutBench {
   int api_port_ = 0;
   int gm_http_port_ = 0;
   int gm_edge_port_ = 0;
+  int standby_http_port_ = 0;
+  std::string shard_split_;  // --shards: the nodes' split after connecting
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<EdgeSimulator> sim_;
 
@@ -338,6 +350,38 @@ void FanoutBench::EndPhase() {
 
 absl::StatusOr<std::string> FanoutBench::Metrics() const { return FetchMetrics(gm_http_port_); }
 
+absl::Status FanoutBench::AwaitShardReplicas(int replicas) const {
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (true) {
+    bool all = true;
+    for (int port : {gm_http_port_, standby_http_port_}) {
+      absl::StatusOr<std::string> metrics = FetchMetrics(port);
+      all = all && metrics.ok() &&
+            MetricValue(*metrics, "nereid_gm_edge_shard_replicas") == replicas;
+    }
+    if (all) return absl::OkStatus();
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("the replicas did not see ", replicas, " edge shard replicas in 30 s"));
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+void FanoutBench::RecordShardSplit() {
+  absl::StatusOr<std::string> leader = FetchMetrics(gm_http_port_);
+  absl::StatusOr<std::string> standby = FetchMetrics(standby_http_port_);
+  if (!leader.ok() || !standby.ok()) return;
+  const double relayed = MetricValue(*standby, "nereid_edgehub_relayed_streams");
+  const double connected = MetricValue(*leader, "nereid_edgehub_connected_nodes");
+  shard_split_ = absl::StrFormat(
+      "edge shards after connect: the leader serves %.0f nodes directly, the standby relays %.0f; "
+      "%lld owner trailers followed (the leader sent %.0f, the standby's relay %.0f)\n",
+      connected - relayed, relayed, static_cast<long long>(sim_->tally().redirects.load()),
+      MetricValue(*leader, "nereid_edgehub_streams_redirected_total"),
+      MetricValue(*standby, "nereid_edgehub_relay_redirects_total"));
+}
+
 absl::Status FanoutBench::Run() {
   load_before_ = LoadAverage();
   RETURN_IF_ERROR(Setup());
@@ -413,6 +457,7 @@ absl::Status FanoutBench::Setup() {
                  {absl::StrCat("--leader-elect=", flags_.leader_elect ? "true" : "false"),
                   "--log-level", flags_.gm_log_level});
   if (flags_.relay) gm.argv.insert(gm.argv.end(), {"--edge-advertise-address", "127.0.0.1"});
+  if (flags_.shards) gm.argv.push_back("--edge-shards");
   gm.argv.insert(gm.argv.end(), flags_.gm_args.begin(), flags_.gm_args.end());
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
   gm_options_ = gm;
@@ -426,8 +471,10 @@ absl::Status FanoutBench::Setup() {
     ASSIGN_OR_RETURN(GlobalManager follower,
                      StartGlobalManager(std::move(standby), GmReadiness::kStandby));
     standby_ = std::move(follower.process);
-    node_port = follower.edge_port;
+    standby_http_port_ = follower.http_port;
+    if (!flags_.shards) node_port = follower.edge_port;
   }
+  if (flags_.shards) RETURN_IF_ERROR(AwaitShardReplicas(2));
 
   EdgeSimulator::Options sim;
   sim.gm_address = absl::StrCat("127.0.0.1:", node_port);
@@ -448,6 +495,7 @@ absl::Status FanoutBench::ConnectNodes() {
                                                     " of ", nodes, " nodes finished their resync"));
   }
   EndPhase();
+  if (flags_.shards) RecordShardSplit();
   return absl::OkStatus();
 }
 
@@ -785,6 +833,7 @@ bool FanoutBench::Report(std::ostream& out) const {
                              phase.standby_cpu);
     }
   }
+  out << shard_split_;
   out << absl::StrFormat(
       "create: %d Datasets in %.2f s = %.0f/s (one create call p50 %.1f ms, p99 %.1f ms)\n", total_,
       create_seconds_, total_ / std::max(create_seconds_, 1e-9), create_call_ms_.p50,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/kube/errors.h"
 #include "common/kube/resource.h"
@@ -16,6 +17,26 @@ namespace {
 
 constexpr char kShardLabel[] = "nereid.io/edge-shard";
 
+// `<group>-edge-<identity>`, with an identity that is no DNS name (the default hostname_random
+// has an underscore) lower-cased, its other characters replaced by '-' and a hash of it appended,
+// so two such identities still name two Leases.
+std::string ShardLeaseName(const std::string& group, const std::string& identity) {
+  std::string name = absl::StrCat(group, "-edge-");
+  bool changed = false;
+  for (char c : identity) {
+    const char lower = absl::ascii_tolower(static_cast<unsigned char>(c));
+    const bool valid = absl::ascii_isalnum(static_cast<unsigned char>(lower)) || lower == '-' ||
+                       lower == '.';
+    changed = changed || !valid || lower != c;
+    name.push_back(valid ? lower : '-');
+  }
+  if (changed) {
+    absl::StrAppend(&name, "-", absl::Hex(RendezvousWeight(identity, group) & 0xffffffffu,
+                                          absl::kZeroPad8));
+  }
+  return name;
+}
+
 std::string StringAt(const kube::Json& object, std::string_view path) {
   const kube::Json* value = kube::FindPath(object, path);
   return value != nullptr && value->is_string() ? value->get<std::string>() : "";
@@ -25,7 +46,7 @@ std::string StringAt(const kube::Json& object, std::string_view path) {
 
 absl::StatusOr<std::unique_ptr<EdgeShards>> EdgeShards::Create(Options options) {
   if (options.client == nullptr) return absl::InvalidArgumentError("edge shards: no API client");
-  std::string lease_name = absl::StrCat(options.group, "-edge-", options.identity);
+  std::string lease_name = ShardLeaseName(options.group, options.identity);
   if (!IsDnsSubdomain(lease_name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "edge shards: \"", lease_name,

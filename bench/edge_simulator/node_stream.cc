@@ -1,5 +1,7 @@
 #include "bench/edge_simulator/node_stream.h"
 
+#include "common/net/edge_protocol.h"
+
 #include <utility>
 
 namespace nereid::bench {
@@ -78,7 +80,12 @@ void NodeStream::OnReadDone(bool ok) {
 void NodeStream::OnDone(const grpc::Status& status) {
   // gRPC's reference goes last: `this` may be destroyed when `keep` leaves scope.
   std::shared_ptr<NodeStream> keep = std::move(self_);
-  listener_->OnEnded(this, status);
+  std::string owner;
+  const auto& trailers = context_.GetServerTrailingMetadata();
+  if (auto it = trailers.find(net::kEdgeOwnerTrailer); it != trailers.end()) {
+    owner.assign(it->second.data(), it->second.size());
+  }
+  listener_->OnEnded(this, status, owner);
 }
 
 }  // namespace nereid::bench

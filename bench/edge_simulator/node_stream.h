@@ -30,8 +30,10 @@ class NodeStream final
     virtual ~Listener() = default;
     // On a gRPC thread, one message at a time per stream.
     virtual void OnMessage(NodeStream* stream, const edge::v1::SyncResponse& message) = 0;
-    // Once, when gRPC is done with the stream (after the last OnMessage).
-    virtual void OnEnded(NodeStream* stream, const grpc::Status& status) = 0;
+    // Once, when gRPC is done with the stream (after the last OnMessage). `owner`: the GM's
+    // net::kEdgeOwnerTrailer, the replica that serves the node ("" when none).
+    virtual void OnEnded(NodeStream* stream, const grpc::Status& status,
+                         const std::string& owner) = 0;
   };
 
   // A stream not started yet: the owner can publish it before any reaction can run.

@@ -18,6 +18,10 @@ SimNode::SimNode(Options options, SimTally* tally, DelayedRunner* runner)
       runner_(runner),
       reconnect_backoff_(options_.reconnect_backoff),
       report_backoff_(options_.report_retry) {
+  stub_ = NewStub(options_.gm_address);
+}
+
+std::shared_ptr<v1::EdgeSync::Stub> SimNode::NewStub(const std::string& address) const {
   grpc::SslCredentialsOptions tls;
   tls.pem_root_certs = options_.ca_pem;
   tls.pem_cert_chain = options_.identity.cert_pem;
@@ -30,8 +34,7 @@ SimNode::SimNode(Options options, SimTally* tally, DelayedRunner* runner)
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 500);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5000);
   net::ApplyClientKeepalive(options_.keepalive, args);
-  channel_ = grpc::CreateCustomChannel(options_.gm_address, grpc::SslCredentials(tls), args);
-  stub_ = v1::EdgeSync::NewStub(channel_);
+  return v1::EdgeSync::NewStub(grpc::CreateCustomChannel(address, grpc::SslCredentials(tls), args));
 }
 
 SimNode::~SimNode() = default;
@@ -40,9 +43,11 @@ void SimNode::Connect() {
   v1::SyncRequest hello;
   v1::Hello* body = hello.mutable_hello();
   std::shared_ptr<NodeStream> stream;
+  std::shared_ptr<v1::EdgeSync::Stub> stub;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_ || stream_ != nullptr) return;
+    stub = stub_;
     body->set_node_name(name());
     body->set_lc_version(options_.lc_version);
     body->set_protocol_version(net::kEdgeProtocolVersion);
@@ -58,7 +63,7 @@ void SimNode::Connect() {
     stream = NodeStream::Create(this);
     stream_ = stream;
   }
-  stream->Start(stub_.get(), std::move(hello));
+  stream->Start(stub.get(), std::move(hello));
 }
 
 void SimNode::Stop() {
@@ -296,23 +301,44 @@ void SimNode::SendAll(const std::shared_ptr<NodeStream>& stream, std::vector<v1:
   }
 }
 
-void SimNode::OnEnded(NodeStream* stream, const grpc::Status& status) {
+void SimNode::OnEnded(NodeStream* stream, const grpc::Status& status, const std::string& owner) {
   bool reconnect = false;
   absl::Duration delay;
+  std::string next;  // where the next stream goes; "" = the configured address
+  bool switch_stub = false;
   {
     absl::MutexLock lock(&mu_);
     if (stream_.get() != stream) return;
     stream_.reset();
-    established_ = false;
+    const bool was_established = std::exchange(established_, false);
     tally_->streams_live.fetch_sub(1);
     if (!stopping_) {
       last_error_ = absl::StrCat(status.error_code(), ": ", status.error_message());
       tally_->streams_ended.fetch_add(1);
       reconnect = true;
-      delay = reconnect_backoff_.Next();
+      // The LC's rule (cloud_link.cc RedirectFrom): an owner trailer is followed at once from the
+      // configured address, or from anywhere after a served stream (a move); otherwise the node
+      // goes back to its configured address after the backoff.
+      const bool follow = status.error_code() == grpc::StatusCode::UNAVAILABLE && !owner.empty() &&
+                          owner != options_.gm_address && (dialed_.empty() || was_established);
+      if (follow) {
+        next = owner;
+        tally_->redirects.fetch_add(1);
+        delay = absl::ZeroDuration();
+      } else {
+        delay = reconnect_backoff_.Next();
+      }
+      switch_stub = next != dialed_;
     }
   }
-  if (reconnect) runner_->After(delay, [this] { Connect(); });
+  if (!reconnect) return;
+  if (switch_stub) {
+    std::shared_ptr<v1::EdgeSync::Stub> stub = NewStub(next.empty() ? options_.gm_address : next);
+    absl::MutexLock lock(&mu_);
+    stub_ = std::move(stub);
+    dialed_ = next;
+  }
+  runner_->After(delay, [this] { Connect(); });
 }
 
 }  // namespace nereid::bench

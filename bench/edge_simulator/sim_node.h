@@ -55,6 +55,7 @@ struct SimTally {
   std::atomic<int64_t> reports_retry_estimated{0};  // of those, with the GM's retry_after
   std::atomic<int64_t> resend_rounds{0};
   std::atomic<int64_t> unexpected_messages{0};
+  std::atomic<int64_t> redirects{0};  // owner trailers followed, as the LC follows them
 };
 
 // A Change as it reached the node (and was ACKed at that moment).
@@ -121,7 +122,7 @@ class SimNode final : public NodeStream::Listener {
 
   // NodeStream::Listener
   void OnMessage(NodeStream* stream, const edge::v1::SyncResponse& message) override;
-  void OnEnded(NodeStream* stream, const grpc::Status& status) override;
+  void OnEnded(NodeStream* stream, const grpc::Status& status, const std::string& owner) override;
 
  private:
   struct Held {
@@ -150,10 +151,12 @@ class SimNode final : public NodeStream::Listener {
   const Options options_;
   SimTally* const tally_;
   DelayedRunner* const runner_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<edge::v1::EdgeSync::Stub> stub_;
+  // A stub on a channel of its own to `address` (one TCP+TLS connection per node).
+  std::shared_ptr<edge::v1::EdgeSync::Stub> NewStub(const std::string& address) const;
 
   mutable absl::Mutex mu_;
+  std::shared_ptr<edge::v1::EdgeSync::Stub> stub_ ABSL_GUARDED_BY(mu_);
+  std::string dialed_ ABSL_GUARDED_BY(mu_);  // the owner stub_ dials; "" = options_.gm_address
   std::shared_ptr<NodeStream> stream_ ABSL_GUARDED_BY(mu_);
   bool established_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

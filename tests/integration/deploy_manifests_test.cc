@@ -287,6 +287,27 @@ TEST_CASE("deploy: the optional S3 Role grants only get on secrets, in one names
   for (const Json& r : OfKind("Role")) CHECK(kube::Name(r) != kube::Name(role));
 }
 
+TEST_CASE("deploy: the optional edge-shards Role grants Leases only, in the GM's namespace") {
+  auto docs = api::YamlFileToJson(kDeploy + "/optional/edge-shards-rbac.yaml");
+  INFO(docs.status().ToString());
+  REQUIRE(docs.ok());
+  REQUIRE(docs->size() == 2);
+  const Json& role = (*docs)[0];
+  const Json& binding = (*docs)[1];
+  CHECK(role["kind"] == "Role");  // Namespaced: never a ClusterRole.
+  CHECK(kube::Namespace(role) == "sedna");
+  REQUIRE(role["rules"].size() == 1);
+  CHECK(role["rules"][0]["apiGroups"] == Json::array({"coordination.k8s.io"}));
+  CHECK(role["rules"][0]["resources"] == Json::array({"leases"}));
+  CHECK(role["rules"][0]["verbs"] ==
+        Json::array({"get", "list", "watch", "update", "delete"}));  // create: leader election's
+  CHECK(binding["kind"] == "RoleBinding");
+  CHECK(binding["roleRef"]["name"] == kube::Name(role));
+  CHECK(binding["subjects"][0]["name"] == "nereid-gm");
+  CHECK(binding["subjects"][0]["namespace"] == "sedna");
+  for (const Json& r : OfKind("Role")) CHECK(kube::Name(r) != kube::Name(role));
+}
+
 TEST_CASE("deploy: every container has resources, probes and a locked-down securityContext") {
   auto templates = PodTemplates();
   REQUIRE(templates.size() == 2);

@@ -137,16 +137,30 @@ TEST_CASE("edge shards: a replica whose Lease stops changing is out after its le
   CHECK(LeaseExists(server, "other-gm-edge-gm-z"));
 }
 
-TEST_CASE("edge shards: the Lease name must be a valid object name", "[shards]") {
+TEST_CASE("edge shards: the Lease is named after the identity, made a valid object name",
+          "[shards]") {
   FakeKubeClient server;
-  EdgeShards::Options options;
-  options.client = &server;
-  options.lease_namespace = kNs;
-  options.group = kGroup;
-  options.identity = "GM_A";
-  auto created = EdgeShards::Create(std::move(options));
-  REQUIRE_FALSE(created.ok());
-  CHECK(created.status().message().find("not a valid Lease name") != std::string::npos);
+  auto named = [&](const std::string& identity) -> absl::StatusOr<std::string> {
+    EdgeShards::Options options;
+    options.client = &server;
+    options.lease_namespace = kNs;
+    options.group = kGroup;
+    options.identity = identity;
+    auto created = EdgeShards::Create(std::move(options));
+    if (!created.ok()) return created.status();
+    return (*created)->lease_name();
+  };
+  CHECK(*named("gm-7d9f-x2") == "nereid-gm-edge-gm-7d9f-x2");
+  // The default identity (hostname_random) and a capitalised one: still two distinct Leases.
+  const std::string a = *named("vm_ad8b3ad4");
+  const std::string b = *named("VM_ad8b3ad4");
+  CHECK(a.rfind("nereid-gm-edge-vm-ad8b3ad4-", 0) == 0);
+  CHECK(a.size() == std::string("nereid-gm-edge-vm-ad8b3ad4-").size() + 8);
+  CHECK(b.rfind("nereid-gm-edge-vm-ad8b3ad4-", 0) == 0);
+  CHECK(a != b);
+  absl::StatusOr<std::string> too_long = named(std::string(300, 'g'));
+  REQUIRE_FALSE(too_long.ok());
+  CHECK(too_long.status().message().find("not a valid Lease name") != std::string::npos);
 }
 
 }  // namespace
