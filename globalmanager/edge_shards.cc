@@ -87,11 +87,12 @@ EdgeShards::EdgeShards(Options options, std::string lease_name)
 EdgeShards::~EdgeShards() { Stop(); }
 
 void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
   {
     absl::MutexLock lock(&mu_);
     if (started_ || stopped_) return;
     started_ = true;
-    address_ = std::move(address);
+    address_ = address;
   }
   hub_ = hub;
   relay_ = relay;
@@ -105,7 +106,7 @@ void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
   lease.retry_period = options_.retry_period;
   lease.release_on_cancel = true;
   lease.labels[kShardLabel] = options_.group;
-  lease.holder_annotations[kEdgeAddressAnnotation] = address_;
+  lease.holder_annotations[kEdgeAddressAnnotation] = address;
   absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector =
       kube::LeaderElector::Create(options_.client, std::move(lease), clock_);
   if (elector.ok()) {
@@ -129,11 +130,12 @@ void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
     Run();
   });
   LOG(INFO) << "edge shards: " << options_.identity << " serves its share of the nodes at "
-            << address_ << " (Lease " << options_.lease_namespace << "/" << lease_name_
+            << address << " (Lease " << options_.lease_namespace << "/" << lease_name_
             << ")";
 }
 
 void EdgeShards::Stop() {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
   {
     absl::MutexLock lock(&mu_);
     if (stopped_) return;

@@ -126,14 +126,17 @@ class EdgeShards final : public NodeOwnership, private kube::ReflectorStore {
   prometheus::Counter* collected_;
   prometheus::Gauge* replicas_;
 
-  std::unique_ptr<kube::LeaderElector> lease_;
-  std::unique_ptr<kube::Reflector> watch_;
-  std::thread thread_;
-  std::string address_;         // set by Start, before mu_ says started
+  // Start and Stop may run on different threads (the elector's, the daemon's): they hold this for
+  // their whole run, so the members below are set and torn down one call at a time.
+  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::unique_ptr<kube::LeaderElector> lease_ ABSL_GUARDED_BY(lifecycle_mu_);
+  std::unique_ptr<kube::Reflector> watch_ ABSL_GUARDED_BY(lifecycle_mu_);
+  std::thread thread_ ABSL_GUARDED_BY(lifecycle_mu_);
   EdgeHub* hub_ = nullptr;      // set by Start, before the thread
   EdgeRelay* relay_ = nullptr;  // set by Start, before the thread
 
   mutable absl::Mutex mu_;
+  std::string address_ ABSL_GUARDED_BY(mu_);  // where nodes reach this replica, from Start
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   absl::flat_hash_map<std::string, Peer> peers_ ABSL_GUARDED_BY(mu_);  // by Lease name
