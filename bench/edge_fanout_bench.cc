@@ -14,6 +14,9 @@
 //       [--shards]  (both replicas run --edge-shards and the nodes dial the leader, as a Service
 //                    routing to the ready replica would send them: each node is served by the
 //                    replica rendezvous hashing gives it, relayed when that is the standby)
+//       [--shards-join]  (as --shards, but the second replica starts after the connect phase: a
+//                         "join" phase measures how the leader hands it its share of the nodes,
+//                         at the GM's --edge-moves-per-second)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -66,6 +69,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench/bench_setup.h"
@@ -107,6 +111,7 @@ struct Flags {
   bool leader_elect = false;
   bool relay = false;  // the nodes dial a standby replica that relays them to the leader
   bool shards = false;  // both replicas shard the nodes; the nodes dial the leader
+  bool shards_join = false;  // the second replica joins after the connect phase
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
@@ -128,7 +133,7 @@ void Usage() {
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
          "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--shards]\n"
-         "  [--enforce]\n";
+         "  [--shards-join] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -157,9 +162,10 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       RETURN_IF_ERROR(reader.Number(&flags.create_rate, 0));
     } else if (arg == "--leader-elect") {
       flags.leader_elect = true;
-    } else if (arg == "--relay" || arg == "--shards") {
+    } else if (arg == "--relay" || arg == "--shards" || arg == "--shards-join") {
       flags.relay = true;
-      flags.shards = arg == "--shards";
+      flags.shards = arg != "--relay";
+      flags.shards_join = arg == "--shards-join";
       flags.leader_elect = true;  // a standby needs a Lease to follow
     } else if (arg == "--baseline-writes") {
       RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
@@ -234,6 +240,10 @@ class FanoutBench {
  private:
   absl::Status Setup();
   absl::Status ConnectNodes();
+  absl::Status StartStandby();
+  // --shards-join: the second replica starts; the phase ends when the leader has handed it its
+  // share of the nodes and they have resynced there.
+  absl::Status JoinStandby();
   absl::Status CreateDatasets();
   absl::Status ReportCounts();
   void Settle(const std::string& after) const;
@@ -262,6 +272,8 @@ class FanoutBench {
   int gm_http_port_ = 0;
   int gm_edge_port_ = 0;
   int standby_http_port_ = 0;
+  int standby_edge_port_ = 0;
+  std::string join_;  // --shards-join: how the handover went
   std::string shard_split_;  // --shards: the nodes' split after connecting
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<EdgeSimulator> sim_;
@@ -350,6 +362,52 @@ void FanoutBench::EndPhase() {
 
 absl::StatusOr<std::string> FanoutBench::Metrics() const { return FetchMetrics(gm_http_port_); }
 
+absl::Status FanoutBench::StartStandby() {
+  ASSIGN_OR_RETURN(GlobalManager follower,
+                   StartGlobalManager(gm_options_, GmReadiness::kStandby));
+  standby_ = std::move(follower.process);
+  standby_http_port_ = follower.http_port;
+  standby_edge_port_ = follower.edge_port;
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::JoinStandby() {
+  BeginPhase("join");
+  const int64_t resyncs_before = sim_->tally().resyncs_done.load();
+  const absl::Time start = absl::Now();
+  RETURN_IF_ERROR(StartStandby());
+  RETURN_IF_ERROR(AwaitShardReplicas(2));
+  const double seen_after = Seconds(absl::Now() - start);
+  // Moves per second as the leader counts them, until every moved node has resynced on the
+  // standby and the count has stood still for 3 s.
+  std::vector<int> per_second;
+  double moved = 0;
+  double relayed = 0;
+  int still = 0;
+  const absl::Time deadline = absl::Now() + absl::Seconds(flags_.timeout_seconds);
+  while (still < 3) {
+    if (absl::Now() >= deadline) return absl::DeadlineExceededError("the join did not settle");
+    absl::SleepFor(absl::Seconds(1));
+    ASSIGN_OR_RETURN(std::string leader, FetchMetrics(gm_http_port_));
+    ASSIGN_OR_RETURN(std::string standby, FetchMetrics(standby_http_port_));
+    const double now_moved = MetricValue(leader, "nereid_gm_edge_nodes_moved_total");
+    relayed = MetricValue(standby, "nereid_edgehub_relayed_streams");
+    per_second.push_back(static_cast<int>(now_moved - moved));
+    const bool settled = now_moved == moved && now_moved > 0 && relayed == now_moved &&
+                         sim_->tally().resyncs_done.load() >= resyncs_before + now_moved;
+    still = settled ? still + 1 : 0;
+    moved = now_moved;
+  }
+  EndPhase();
+  join_ = absl::StrFormat(
+      "join: the standby was seen %.1f s after it started; the leader moved %.0f nodes to it in "
+      "%zu s (per second: %s); the standby relays %.0f\n",
+      seen_after, moved, per_second.size() - 3,
+      absl::StrJoin(per_second.begin(), per_second.end() - 3, " "), relayed);
+  std::cerr << "edge_fanout_bench: " << join_;
+  return absl::OkStatus();
+}
+
 absl::Status FanoutBench::AwaitShardReplicas(int replicas) const {
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
   while (true) {
@@ -375,7 +433,7 @@ void FanoutBench::RecordShardSplit() {
   const double relayed = MetricValue(*standby, "nereid_edgehub_relayed_streams");
   const double connected = MetricValue(*leader, "nereid_edgehub_connected_nodes");
   shard_split_ = absl::StrFormat(
-      "edge shards after connect: the leader serves %.0f nodes directly, the standby relays %.0f; "
+      "edge shards: the leader serves %.0f nodes directly, the standby relays %.0f; "
       "%lld owner trailers followed (the leader sent %.0f, the standby's relay %.0f)\n",
       connected - relayed, relayed, static_cast<long long>(sim_->tally().redirects.load()),
       MetricValue(*leader, "nereid_edgehub_streams_redirected_total"),
@@ -387,6 +445,10 @@ absl::Status FanoutBench::Run() {
   RETURN_IF_ERROR(Setup());
   RETURN_IF_ERROR(ConnectNodes());
   Settle("connect");
+  if (flags_.shards_join) {
+    RETURN_IF_ERROR(JoinStandby());
+    RecordShardSplit();
+  }
   RETURN_IF_ERROR(CreateDatasets());
   Settle("create");
   RETURN_IF_ERROR(ReportCounts());
@@ -466,15 +528,11 @@ absl::Status FanoutBench::Setup() {
   gm_edge_port_ = started.edge_port;
   gm_http_port_ = started.http_port;
   int node_port = gm_edge_port_;
-  if (flags_.relay) {
-    Subprocess::Options standby = gm_options_;
-    ASSIGN_OR_RETURN(GlobalManager follower,
-                     StartGlobalManager(std::move(standby), GmReadiness::kStandby));
-    standby_ = std::move(follower.process);
-    standby_http_port_ = follower.http_port;
-    if (!flags_.shards) node_port = follower.edge_port;
+  if (flags_.relay && !flags_.shards_join) {
+    RETURN_IF_ERROR(StartStandby());
+    if (!flags_.shards) node_port = standby_edge_port_;
   }
-  if (flags_.shards) RETURN_IF_ERROR(AwaitShardReplicas(2));
+  if (flags_.shards && !flags_.shards_join) RETURN_IF_ERROR(AwaitShardReplicas(2));
 
   EdgeSimulator::Options sim;
   sim.gm_address = absl::StrCat("127.0.0.1:", node_port);
@@ -495,7 +553,7 @@ absl::Status FanoutBench::ConnectNodes() {
                                                     " of ", nodes, " nodes finished their resync"));
   }
   EndPhase();
-  if (flags_.shards) RecordShardSplit();
+  if (flags_.shards && !flags_.shards_join) RecordShardSplit();
   return absl::OkStatus();
 }
 
@@ -833,7 +891,7 @@ bool FanoutBench::Report(std::ostream& out) const {
                              phase.standby_cpu);
     }
   }
-  out << shard_split_;
+  out << join_ << shard_split_;
   out << absl::StrFormat(
       "create: %d Datasets in %.2f s = %.0f/s (one create call p50 %.1f ms, p99 %.1f ms)\n", total_,
       create_seconds_, total_ / std::max(create_seconds_, 1e-9), create_call_ms_.p50,
