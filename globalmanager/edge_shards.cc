@@ -46,6 +46,12 @@ std::string StringAt(const kube::Json& object, std::string_view path) {
 
 absl::StatusOr<std::unique_ptr<EdgeShards>> EdgeShards::Create(Options options) {
   if (options.client == nullptr) return absl::InvalidArgumentError("edge shards: no API client");
+  // The group is the shard Leases' label value: at most 63 characters.
+  if (options.group.size() > 63 || !IsDnsSubdomain(options.group)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "edge shards: the leader Lease's name \"", options.group,
+        "\" must be a DNS name of at most 63 characters to label the shard Leases"));
+  }
   std::string lease_name = ShardLeaseName(options.group, options.identity);
   if (!IsDnsSubdomain(lease_name)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -149,46 +155,50 @@ void EdgeShards::Stop() {
 // ---------------------------------------------------------------------------------------------
 // Ownership
 
-std::vector<std::pair<std::string, std::string>> EdgeShards::LiveLocked(absl::Time now) const {
-  std::vector<std::pair<std::string, std::string>> live;
-  if (!started_ || stopped_) return live;
-  live.emplace_back(options_.identity, address_);
-  for (const auto& [name, peer] : peers_) {
-    if (name == lease_name_ || peer.identity.empty() || peer.address.empty()) continue;
-    if (peer.identity == options_.identity) continue;  // a Lease of ours under another group?
-    if (now >= peer.changed + peer.duration) continue;
-    live.emplace_back(peer.identity, peer.address);
-  }
-  std::sort(live.begin(), live.end());
-  return live;
-}
-
-std::string EdgeShards::OwnerElsewhereLocked(std::string_view node, absl::Time now) const {
-  const std::vector<std::pair<std::string, std::string>> live = LiveLocked(now);
-  if (live.size() < 2) return "";
-  std::vector<std::string> identities;
-  identities.reserve(live.size());
-  for (const auto& [identity, address] : live) identities.push_back(identity);
+std::string EdgeShards::LiveSet::OwnerElsewhere(std::string_view node) const {
+  if (identities.size() < 2) return "";
   const std::string_view owner = RendezvousOwner(node, identities);
-  if (owner == options_.identity) return "";
-  for (const auto& [identity, address] : live) {
-    if (identity == owner) return address;
+  if (owner == self) return "";
+  for (std::size_t i = 0; i < identities.size(); ++i) {
+    if (identities[i] == owner) return addresses[i];
   }
   return "";
 }
 
-std::string EdgeShards::OwnerElsewhere(std::string_view node) const {
-  const absl::Time now = clock_->Now();
-  absl::ReaderMutexLock lock(&mu_);
-  return OwnerElsewhereLocked(node, now);
+EdgeShards::LiveSet EdgeShards::LiveLocked(absl::Time now) const {
+  LiveSet live;
+  live.self = options_.identity;
+  if (!started_ || stopped_) return live;
+  std::vector<std::pair<std::string, std::string>> members = {{options_.identity, address_}};
+  for (const auto& [name, peer] : peers_) {
+    if (name == lease_name_ || peer.identity.empty() || peer.address.empty()) continue;
+    if (peer.identity == options_.identity) continue;  // a Lease of ours under another group?
+    if (now >= peer.changed + peer.duration) continue;
+    members.emplace_back(peer.identity, peer.address);
+  }
+  std::sort(members.begin(), members.end());
+  for (auto& [identity, address] : members) {
+    live.identities.push_back(std::move(identity));
+    live.addresses.push_back(std::move(address));
+  }
+  return live;
 }
 
-std::vector<std::string> EdgeShards::Replicas() const {
+EdgeShards::LiveSet EdgeShards::Live() const {
   const absl::Time now = clock_->Now();
   absl::ReaderMutexLock lock(&mu_);
-  std::vector<std::string> identities;
-  for (auto& [identity, address] : LiveLocked(now)) identities.push_back(identity);
-  return identities;
+  return LiveLocked(now);
+}
+
+std::string EdgeShards::OwnerElsewhere(std::string_view node) const {
+  return Live().OwnerElsewhere(node);
+}
+
+std::vector<std::string> EdgeShards::Replicas() const { return Live().identities; }
+
+bool EdgeShards::WatchSynced() const {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
+  return watch_ != nullptr && watch_->HasSynced();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,10 +206,18 @@ std::vector<std::string> EdgeShards::Replicas() const {
 
 void EdgeShards::ObserveLocked(const kube::Json& lease, absl::Time now) {
   const std::string name = kube::Name(lease);
-  Peer& peer = peers_[name];
+  const auto [it, first_seen] = peers_.try_emplace(name);
+  Peer& peer = it->second;
   const std::string holder = StringAt(lease, "spec.holderIdentity");
+  const kube::Json* seconds = kube::FindPath(lease, "spec.leaseDurationSeconds");
+  peer.duration = absl::Seconds(seconds != nullptr && seconds->is_number_integer()
+                                    ? seconds->get<int64_t>()
+                                    : 0);
   std::string record = absl::StrCat(holder, "@", StringAt(lease, "spec.renewTime"));
-  if (record != peer.record || peer.changed == absl::Time()) {
+  if (first_seen) {
+    peer.record = std::move(record);
+    peer.changed = now - peer.duration;
+  } else if (record != peer.record) {
     peer.record = std::move(record);
     peer.changed = now;
   }
@@ -212,10 +230,6 @@ void EdgeShards::ObserveLocked(const kube::Json& lease, absl::Time now) {
     if (it != annotations->end() && it->is_string()) peer.address = it->get<std::string>();
   }
   peer.resource_version = kube::ResourceVersion(lease);
-  const kube::Json* seconds = kube::FindPath(lease, "spec.leaseDurationSeconds");
-  peer.duration = absl::Seconds(seconds != nullptr && seconds->is_number_integer()
-                                    ? seconds->get<int64_t>()
-                                    : 0);
 }
 
 void EdgeShards::Replace(std::vector<kube::ObjectPtr> objects, const std::string&) {
@@ -264,27 +278,27 @@ void EdgeShards::Run() {
 }
 
 int EdgeShards::MoveNodes(int budget) {
+  const LiveSet live = Live();
+  if (live.identities.size() < 2) return 0;
   int moved = 0;
-  auto move = [&](const std::vector<std::string>& nodes, auto&& end_stream) {
-    for (const std::string& node : nodes) {
-      if (moved >= budget) return;
-      const std::string owner = OwnerElsewhere(node);
-      if (owner.empty() || !end_stream(node, owner)) continue;
-      moved_->Increment();
-      ++moved;
-    }
-  };
   if (hub_ != nullptr) {
-    move(hub_->DirectNodes(),
-         [this](const std::string& node, const std::string& owner) {
-           return hub_->MoveNode(node, owner);
-         });
+    for (const std::string& node : hub_->DirectNodes()) {
+      if (moved >= budget) break;
+      const std::string owner = live.OwnerElsewhere(node);
+      if (!owner.empty() && hub_->MoveNode(node, owner)) ++moved;
+    }
   }
-  if (relay_ != nullptr) {
-    move(relay_->Nodes(), [this](const std::string& node, const std::string& owner) {
-      return relay_->MoveNode(node, owner);
-    });
+  if (relay_ != nullptr && moved < budget) {
+    absl::flat_hash_map<std::string, std::string> moves;
+    for (std::string& node : relay_->Nodes()) {
+      if (moved + static_cast<int>(moves.size()) >= budget) break;
+      if (std::string owner = live.OwnerElsewhere(node); !owner.empty()) {
+        moves.emplace(std::move(node), std::move(owner));
+      }
+    }
+    moved += relay_->MoveNodes(moves);
   }
+  moved_->Increment(moved);
   return moved;
 }
 
@@ -301,6 +315,10 @@ void EdgeShards::CollectLeases() {
     }
   }
   for (auto& [name, resource_version] : gone) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopped_) return;  // the API may be slow to answer; a stopping replica need not wait
+    }
     kube::DeleteOptions delete_options;
     delete_options.precondition_resource_version = resource_version;
     absl::Status deleted = options_.client->Delete(kube::resources::Leases(),

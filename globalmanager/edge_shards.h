@@ -85,6 +85,8 @@ class EdgeShards final : public NodeOwnership, private kube::ReflectorStore {
   std::string OwnerElsewhere(std::string_view node) const override;
   // The identities of the live replicas, this one included once started; sorted.
   std::vector<std::string> Replicas() const;
+  // Whether the watch of the shard Leases has listed them once.
+  bool WatchSynced() const;
   // The name of the Lease this replica holds.
   const std::string& lease_name() const { return lease_name_; }
 
@@ -95,7 +97,18 @@ class EdgeShards final : public NodeOwnership, private kube::ReflectorStore {
     std::string resource_version;
     std::string record;  // holder and renewTime: what changes when the Lease is renewed
     absl::Duration duration;
-    absl::Time changed;  // when `record` last changed, on our clock
+    // When `record` last changed, on our clock; a Lease first seen counts as changed a duration
+    // ago (expired until it changes: a Lease found at start may be a dead replica's).
+    absl::Time changed;
+  };
+
+  // The live replicas at one moment, sorted by identity: owners are computed from it unlocked.
+  struct LiveSet {
+    std::string self;
+    std::vector<std::string> identities;
+    std::vector<std::string> addresses;  // of identities[i]
+    // The owner's address when it is not `self` (and there is more than one replica), else "".
+    std::string OwnerElsewhere(std::string_view node) const;
   };
 
   EdgeShards(Options options, std::string lease_name);
@@ -107,11 +120,8 @@ class EdgeShards final : public NodeOwnership, private kube::ReflectorStore {
   void Delete(kube::ObjectPtr object) override;
   void ObserveLocked(const kube::Json& lease, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Identity -> address of the live replicas.
-  std::vector<std::pair<std::string, std::string>> LiveLocked(absl::Time now) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  std::string OwnerElsewhereLocked(std::string_view node, absl::Time now) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  LiveSet LiveLocked(absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  LiveSet Live() const;
 
   void Run();
   // Moves up to the budget of nodes owned elsewhere; returns how many it moved.
@@ -128,7 +138,7 @@ class EdgeShards final : public NodeOwnership, private kube::ReflectorStore {
 
   // Start and Stop may run on different threads (the elector's, the daemon's): they hold this for
   // their whole run, so the members below are set and torn down one call at a time.
-  absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable absl::Mutex lifecycle_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   std::unique_ptr<kube::LeaderElector> lease_ ABSL_GUARDED_BY(lifecycle_mu_);
   std::unique_ptr<kube::Reflector> watch_ ABSL_GUARDED_BY(lifecycle_mu_);
   std::thread thread_ ABSL_GUARDED_BY(lifecycle_mu_);

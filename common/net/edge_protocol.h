@@ -21,9 +21,16 @@ namespace nereid::net {
 inline constexpr uint32_t kEdgeProtocolVersion = edge::v1::PROTOCOL_VERSION_V1;
 
 // Trailing metadata of a stream a GM replica refuses because another replica serves the node
-// (today: the leader): HOST:PORT to dial instead. The LC follows one such hint per attempt and
-// verifies the replica it reaches under the name it verifies its configured address with.
+// (the leader, or with edge shards the node's owner), or ends to move the node there: HOST:PORT
+// to dial instead. The LC follows one such hint per attempt and verifies the replica it reaches
+// under the name it verifies its configured address with.
 inline constexpr char kEdgeOwnerTrailer[] = "nereid-edge-owner";
+
+// Request metadata of a node's Sync stream: the owner address (from kEdgeOwnerTrailer) the LC
+// dialled last that did not serve it (unreachable from the node, or refusing it too). A replica
+// that would send the node to that same address serves it instead, so an owner the nodes cannot
+// reach (a pod address behind a load balancer, a replica that just died) costs a node one dial.
+inline constexpr char kUnservedOwnerMetadata[] = "nereid-edge-unserved-owner";
 
 // Request metadata of a Sync stream a GM replica relays to the leader for a node that reached it:
 // the node's name, as that replica verified it from the node's certificate. The leader believes

@@ -180,7 +180,8 @@ std::vector<std::string> EdgeHub::DirectNodes() const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> nodes;
   for (const auto& [node, state] : nodes_) {
-    if (state.session != nullptr && state.session->established() && !state.relayed) {
+    if (state.session != nullptr && state.session->established() && !state.relayed &&
+        !state.session->finishing()) {
       nodes.push_back(node);
     }
   }
@@ -192,7 +193,10 @@ bool EdgeHub::MoveNode(std::string_view node, const std::string& owner) {
   {
     absl::MutexLock lock(&mu_);
     auto it = nodes_.find(ToAbsl(node));
-    if (it == nodes_.end() || it->second.session == nullptr || it->second.relayed) return false;
+    if (it == nodes_.end() || it->second.session == nullptr || it->second.relayed ||
+        it->second.session->finishing() || it->second.unserved_owner == owner) {
+      return false;  // not here, relayed here, already ending, or the owner did not serve it
+    }
     session = it->second.session;
   }
   session->RequestFinish(
@@ -261,7 +265,7 @@ grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
   if (relay) {
     // Unlocked: the relay has its own lock, and a relayed stream touches the hub only when done.
     NodeStreamReactor* relayed = options_.relay->Relay(
-        context, peer.identity, options_.allow_unauthenticated,
+        context, peer.identity, peer.unserved_owner, options_.allow_unauthenticated,
         [this, connection] { ReleaseConnectionStream(connection); });
     if (relayed != nullptr) return relayed;
     absl::MutexLock lock(&mu_);
@@ -311,9 +315,14 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
   }
 
   // Asked before taking mu_, so the ownership's own lock never nests in the hub's.
-  const std::string owner = peer.relayed || options_.ownership == nullptr
-                                ? std::string()
-                                : options_.ownership->OwnerElsewhere(node);
+  std::string owner = peer.relayed || options_.ownership == nullptr
+                          ? std::string()
+                          : options_.ownership->OwnerElsewhere(node);
+  if (!owner.empty() && owner == peer.unserved_owner) {
+    LOG(INFO) << "edge hub: node " << node << " was not served at its owner " << owner
+              << "; serving it here";
+    owner.clear();
+  }
 
   v1::SyncResponse reply;
   reply.mutable_hello_reply()->set_node_name(node);
@@ -352,6 +361,7 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
     replaced = std::move(state.session);
     state.session = session;
     state.relayed = peer.relayed;
+    state.unserved_owner = peer.unserved_owner;
     session->Establish(node, &metrics_.queue_depths(), hello, std::move(reply));
     bool ok = true;
     for (const auto& [key, resource] : state.desired) {

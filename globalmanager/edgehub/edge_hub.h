@@ -134,10 +134,12 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     stream_opened_ = std::move(listener);
   }
 
-  // The nodes whose stream this hub serves and no replica relays here (what ownership moves).
+  // The nodes whose stream this hub serves, no replica relays here, and is not ending (what
+  // ownership moves).
   std::vector<std::string> DirectNodes() const;
   // Ends `node`'s direct stream with UNAVAILABLE and `owner` (HOST:PORT) in the trailer, so the
-  // node dials the replica that owns it now. False when the node has no direct stream here.
+  // node dials the replica that owns it now. False when the node has no direct stream here, it is
+  // ending already, or the node said `owner` did not serve it.
   bool MoveNode(std::string_view node, const std::string& owner);
 
   std::vector<NodeStatus> Nodes() const;
@@ -161,6 +163,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     absl::btree_map<std::string, std::shared_ptr<const edge::v1::Resource>> desired;
     std::shared_ptr<Session> session;
     bool relayed = false;  // the session's stream comes through another replica's relay
+    // An owner address that did not serve the node: never moved there again by this session.
+    std::string unserved_owner;
   };
   using Dispatch = ReportScheduler::Dispatch;
   // Lets completions that outlive the hub (a slow handler) find out it is gone; the destructor

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
-#include "common/strings/absl_compat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
@@ -100,13 +99,15 @@ void EdgeRelay::SetLeaderAddress(const std::string& address) {
 }
 
 NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::PeerIdentity peer,
-                                    bool allow_unauthenticated, std::function<void()> on_done) {
+                                    std::string unserved_owner, bool allow_unauthenticated,
+                                    std::function<void()> on_done) {
   absl::MutexLock lock(&mu_);
   if (closed_ || leader_ == nullptr) return nullptr;
   const uint64_t id = next_id_++;
   RelayedStream::Hooks hooks;
   hooks.allow_unauthenticated = allow_unauthenticated;
   hooks.ownership = options_.ownership;
+  hooks.unserved_owner = std::move(unserved_owner);
   hooks.on_redirected = [this] { redirected_->Increment(); };
   hooks.on_upstream_done = [this](bool answered) {
     if (!answered) failed_->Increment();
@@ -144,14 +145,18 @@ std::vector<std::string> EdgeRelay::Nodes() const {
   return nodes;
 }
 
-bool EdgeRelay::MoveNode(std::string_view node, const std::string& owner) {
-  bool moved = false;
+int EdgeRelay::MoveNodes(const absl::flat_hash_map<std::string, std::string>& moves) {
+  int moved = 0;
+  if (moves.empty()) return moved;
   for (const auto& stream : Streams()) {
-    if (stream->node() != node) continue;
+    const std::string node = stream->node();
+    auto it = node.empty() ? moves.end() : moves.find(node);
+    if (it == moves.end() || it->second == stream->unserved_owner()) continue;
     stream->Cancel(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                                absl::StrCat("node ", ToAbsl(node), " moves to the GM replica at ", owner)),
-                   owner);
-    moved = true;
+                                absl::StrCat("node ", node, " moves to the GM replica at ",
+                                             it->second)),
+                   it->second);
+    ++moved;
   }
   return moved;
 }

@@ -21,7 +21,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -62,10 +61,13 @@ class EdgeRelay {
   // leader is known). Streams relayed to an earlier leader go on until they end.
   void SetLeaderAddress(const std::string& address);
   // A reactor relaying the stream of `context` to the leader, or nullptr when there is none (or
-  // the relay is closed). `allow_unauthenticated`: the hub's --insecure trust of a Hello without
-  // certificate. `on_done` runs when the stream is over (not when nullptr is returned).
+  // the relay is closed). `unserved_owner`: an owner address that did not serve the node (it is
+  // relayed rather than sent there again). `allow_unauthenticated`: the hub's --insecure trust
+  // of a Hello without certificate. `on_done` runs when the stream is over (not when nullptr is
+  // returned).
   NodeStreamReactor* Relay(grpc::CallbackServerContext* context, net::PeerIdentity peer,
-                           bool allow_unauthenticated, std::function<void()> on_done);
+                           std::string unserved_owner, bool allow_unauthenticated,
+                           std::function<void()> on_done);
   // Ends every relayed stream with UNAVAILABLE (the nodes redial); later ones are relayed again
   // if a leader address is set.
   void EndAll(const std::string& why);
@@ -73,11 +75,13 @@ class EdgeRelay {
   // stopping replica).
   void Close(const std::string& why);
 
-  // The nodes of the relayed streams whose Hello passed.
+  // The nodes of the relayed streams whose Hello passed and that are not ending.
   std::vector<std::string> Nodes() const;
-  // Ends `node`'s relayed stream with UNAVAILABLE and `owner` (HOST:PORT) in the trailer, so the
-  // node dials the replica that owns it now. False when no stream of `node` is relayed here.
-  bool MoveNode(std::string_view node, const std::string& owner);
+  // Ends the relayed stream of each node of `moves` (node -> HOST:PORT of its owner now) with
+  // UNAVAILABLE and that address in the trailer, so the node dials its owner. Returns how many
+  // streams it ended (streams already ending are not counted again, and a node is not sent to an
+  // owner it said did not serve it).
+  int MoveNodes(const absl::flat_hash_map<std::string, std::string>& moves);
 
   std::size_t open_streams() const;
   // Whether new node streams would be relayed (a leader address is set and the relay is open).

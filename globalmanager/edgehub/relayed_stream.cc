@@ -128,6 +128,7 @@ void RelayedStream::Cancel(grpc::Status status, std::string owner) {
 
 std::string RelayedStream::node() const {
   absl::MutexLock lock(&mu_);
+  if (cancelled_.has_value() || node_gone_ || finish_called_) return "";
   return node_name_;
 }
 
@@ -139,7 +140,8 @@ void RelayedStream::OnHello(const v1::SyncRequest* hello) {
   }
   const std::string& node = hello->hello().node_name();
   if (hooks_.ownership != nullptr) {
-    if (std::string owner = hooks_.ownership->OwnerElsewhere(node); !owner.empty()) {
+    if (std::string owner = hooks_.ownership->OwnerElsewhere(node);
+        !owner.empty() && owner != hooks_.unserved_owner) {
       if (hooks_.on_redirected) hooks_.on_redirected();
       FinishNode({grpc::Status(grpc::StatusCode::UNAVAILABLE,
                                "node " + node + " is served by the GM replica at " + owner),

@@ -49,6 +49,7 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
     bool allow_unauthenticated = false;  // --insecure: trust the Hello's claim without certificate
     // Edge shards: a node another live replica owns is sent there after its Hello, not relayed.
     const NodeOwnership* ownership = nullptr;
+    std::string unserved_owner;  // an owner address that did not serve the node: relay instead
     std::function<void()> on_redirected;  // a node sent to its owner
     // The leader call ended by itself (not because the node left or Cancel); `answered`: it had
     // sent at least one message.
@@ -65,8 +66,10 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
   // Ends the relayed stream with `status` for the node (which redials; at once at `owner`, a
   // HOST:PORT for net::kEdgeOwnerTrailer, when given). Any thread.
   void Cancel(grpc::Status status, std::string owner = "");
-  // The node the stream speaks for, once its Hello passed ("" before).
+  // The node the stream relays for: "" before its Hello passed and once it is ending.
   std::string node() const;
+  // An owner address that did not serve the node (it is not moved there).
+  const std::string& unserved_owner() const { return hooks_.unserved_owner; }
 
   RelayedStream(net::PeerIdentity peer, Upstream upstream, Hooks hooks);  // via Start
   ~RelayedStream();

@@ -45,6 +45,9 @@ StreamPeer ResolveStreamPeer(const grpc::CallbackServerContext& context, const R
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   peer.identity = net::PeerIdentityFrom(auth.get());
   const auto& metadata = context.client_metadata();
+  if (const auto unserved = metadata.find(net::kUnservedOwnerMetadata); unserved != metadata.end()) {
+    peer.unserved_owner.assign(unserved->second.data(), unserved->second.size());
+  }
   const auto relayed = metadata.find(net::kRelayedNodeMetadata);
   if (relayed == metadata.end()) return peer;
   if (trust.Trusts(auth.get())) {

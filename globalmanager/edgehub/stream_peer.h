@@ -35,6 +35,8 @@ class RelayTrust {
 struct StreamPeer {
   net::PeerIdentity identity;
   bool relayed = false;  // a replica relays the stream of the node `identity` names
+  // net::kUnservedOwnerMetadata: an owner address that did not serve the node ("" when none).
+  std::string unserved_owner;
 };
 
 // `allow_unauthenticated` (--insecure): a peer without certificate may relay too, as it may claim

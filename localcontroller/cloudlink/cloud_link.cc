@@ -199,6 +199,7 @@ bool CloudLink::RunStream() {
     ++status_.attempts;
     status_.server = address;
   }
+  if (!unserved_owner_.empty()) stream.AddMetadata(net::kUnservedOwnerMetadata, unserved_owner_);
   stream.Start(stub.get(), std::move(hello));
 
   bool established = false;
@@ -265,6 +266,11 @@ bool CloudLink::RunStream() {
       LOG(WARNING) << "cloud link: node " << options_.node_name << ": " << error;
     }
     redirect_ = RedirectFrom(stream, dialed, established);
+  }
+  if (established) {
+    unserved_owner_.clear();
+  } else if (!dialed.empty()) {
+    unserved_owner_ = dialed;  // the owner we were sent to did not serve us
   }
   return healthy;
 }

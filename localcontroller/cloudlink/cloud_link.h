@@ -145,6 +145,9 @@ class CloudLink {
   // Where the next stream goes instead of options_.gm_address, for one attempt: the replica
   // serving this node, as a GM replica that refused the stream named it (no backoff before it).
   std::string redirect_;
+  // The owner address dialled last that did not serve this node: told to the next replica
+  // (net::kUnservedOwnerMetadata) so it serves the node instead of sending it there again.
+  std::string unserved_owner_;
   // Set by a handler to end the current stream (local failure, protocol error).
   std::optional<std::string> abort_reason_;
 

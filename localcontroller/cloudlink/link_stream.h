@@ -26,6 +26,10 @@ class LinkStream final
   LinkStream(std::function<void()> notify, std::size_t max_inbox);
   ~LinkStream() override;
 
+  // Request metadata for the call; before Start.
+  void AddMetadata(const std::string& key, const std::string& value) {
+    context_.AddMetadata(key, value);
+  }
   // Starts the call with `hello` as its first message.
   void Start(edge::v1::EdgeSync::Stub* stub, edge::v1::SyncRequest hello);
   // Queues a message (dropped once the stream is broken: everything unacked is resent after the

@@ -1,6 +1,7 @@
 #include "globalmanager/edge_shards.h"
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,17 @@ bool Sees(const EdgeShards& shards, const std::vector<std::string>& replicas) {
   return shards.Replicas() == replicas;
 }
 
+// Steps the fake clock in small steps (the Leases renew every 2 s) until `condition` holds.
+bool Stepping(FakeClock& clock, const std::function<bool()>& condition) {
+  return Eventually(
+      [&] {
+        if (condition()) return true;
+        clock.Advance(absl::Milliseconds(500));
+        return false;
+      },
+      absl::Seconds(20), absl::Milliseconds(5));
+}
+
 bool LeaseExists(FakeKubeClient& server, const std::string& name) {
   return server.Get(kube::resources::Leases(), kNs, name).ok();
 }
@@ -51,7 +63,8 @@ TEST_CASE("edge shards: the replicas agree on every node's owner; one that leave
   CHECK(a->OwnerElsewhere("edge-c").empty());  // not started: serves whoever comes
   a->Start("10.0.0.1:9000", nullptr, nullptr);
   b->Start("10.0.0.2:9000", nullptr, nullptr);
-  REQUIRE(Eventually([&] { return Sees(*a, {"gm-a", "gm-b"}) && Sees(*b, {"gm-a", "gm-b"}); }));
+  // Each counts the other once it has seen its Lease renewed.
+  REQUIRE(Stepping(clock, [&] { return Sees(*a, {"gm-a", "gm-b"}) && Sees(*b, {"gm-a", "gm-b"}); }));
 
   auto lease = server.Get(kube::resources::Leases(), kNs, b->lease_name());
   REQUIRE(lease.ok());
@@ -117,8 +130,17 @@ TEST_CASE("edge shards: a replica whose Lease stops changing is out after its le
   REQUIRE(server.Create(kube::resources::Leases(), kNs, other).ok());
 
   auto a = Replica(&server, &clock, "gm-a");
-  const absl::Time start = clock.Now();
   a->Start("10.0.0.1:9000", nullptr, nullptr);
+  REQUIRE(Eventually([&] { return a->WatchSynced(); }));
+  // Found at start, its age unknown: not counted until it changes (it may be a dead replica's).
+  CHECK(Sees(*a, {"gm-a"}));
+  CHECK(a->OwnerElsewhere("edge-c").empty());
+  // gm-b renews once, then never again.
+  const absl::Time start = clock.Now();
+  auto lease = server.Get(kube::resources::Leases(), kNs, "nereid-gm-edge-gm-b");
+  REQUIRE(lease.ok());
+  (*lease)["spec"]["renewTime"] = "2026-11-29T10:00:02.000000Z";
+  REQUIRE(server.Update(kube::resources::Leases(), *lease).ok());
   REQUIRE(Eventually([&] { return Sees(*a, {"gm-a", "gm-b"}); }));
   CHECK(a->OwnerElsewhere("edge-c") == "10.0.0.2:9000");
 
@@ -140,11 +162,12 @@ TEST_CASE("edge shards: a replica whose Lease stops changing is out after its le
 TEST_CASE("edge shards: the Lease is named after the identity, made a valid object name",
           "[shards]") {
   FakeKubeClient server;
-  auto named = [&](const std::string& identity) -> absl::StatusOr<std::string> {
+  auto named = [&](const std::string& identity,
+                   const std::string& group = kGroup) -> absl::StatusOr<std::string> {
     EdgeShards::Options options;
     options.client = &server;
     options.lease_namespace = kNs;
-    options.group = kGroup;
+    options.group = group;
     options.identity = identity;
     auto created = EdgeShards::Create(std::move(options));
     if (!created.ok()) return created.status();
@@ -161,6 +184,10 @@ TEST_CASE("edge shards: the Lease is named after the identity, made a valid obje
   absl::StatusOr<std::string> too_long = named(std::string(300, 'g'));
   REQUIRE_FALSE(too_long.ok());
   CHECK(too_long.status().message().find("not a valid Lease name") != std::string::npos);
+  // The leader Lease's name labels the shard Leases: a label value has at most 63 characters.
+  absl::StatusOr<std::string> long_group = named("gm-a", std::string(64, 'n'));
+  REQUIRE_FALSE(long_group.ok());
+  CHECK(long_group.status().message().find("at most 63 characters") != std::string::npos);
 }
 
 }  // namespace

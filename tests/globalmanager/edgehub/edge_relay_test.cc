@@ -411,6 +411,29 @@ TEST_CASE("with edge shards, a node is served by its owner and sent there by the
     CHECK_FALSE(leader.hub->Node("edge-b").connected);
     CHECK(standby.relay->redirects() == 1);
   }
+  SECTION("a node its owner did not serve is served wherever it lands, and not moved back") {
+    const std::vector<std::pair<std::string, std::string>> unserved = {
+        {net::kUnservedOwnerMetadata, "127.0.0.1:7"}};
+    TestNode relayed(TestNode::Channel(standby.server->port(), TestCerts().ClientTls("edge-b")),
+                     unserved);
+    relayed.Hello("edge-b");
+    REQUIRE(Expect(relayed).has_hello_reply());
+    CHECK(leader.hub->Node("edge-b").connected);
+    CHECK(standby.relay->MoveNodes({{"edge-b", "127.0.0.1:7"}}) == 0);
+    leader_sees.Set("edge-b", "127.0.0.1:8");  // an owner it did not name: sent there
+    TestNode direct(TestNode::Channel(leader.server->port(), TestCerts().ClientTls("edge-b")),
+                    unserved);
+    direct.Hello("edge-b");
+    CHECK(direct.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
+    CHECK(direct.Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:8");
+    leader_sees.Set("edge-b", "127.0.0.1:7");
+    TestNode served(TestNode::Channel(leader.server->port(), TestCerts().ClientTls("edge-b")),
+                    unserved);
+    served.Hello("edge-b");
+    REQUIRE(Expect(served).has_hello_reply());
+    CHECK(leader.hub->DirectNodes() == std::vector<std::string>{"edge-b"});
+    CHECK_FALSE(leader.hub->MoveNode("edge-b", "127.0.0.1:7"));
+  }
   SECTION("the leader sends a node dialling it directly to its owner") {
     TestNode node(leader.server->port(), TestCerts(), "edge-a");
     node.Hello("edge-a");
@@ -429,7 +452,11 @@ TEST_CASE("with edge shards, a node is served by its owner and sent there by the
     CHECK(standby.relay->Nodes() == std::vector<std::string>{"edge-a"});
     CHECK_FALSE(leader.hub->MoveNode("edge-a", "127.0.0.1:9"));
 
-    REQUIRE(standby.relay->MoveNode("edge-a", "127.0.0.1:9"));
+    const absl::flat_hash_map<std::string, std::string> moves = {{"edge-a", "127.0.0.1:9"},
+                                                                 {"edge-b", "127.0.0.1:9"}};
+    REQUIRE(standby.relay->MoveNodes(moves) == 1);
+    CHECK(standby.relay->Nodes().empty());   // ending: not listed to move again
+    CHECK(standby.relay->MoveNodes(moves) == 0);  // nor counted again
     CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
     CHECK(node.Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:9");
     CHECK(Eventually([&] { return !leader.hub->Node("edge-a").connected; }));
@@ -443,6 +470,7 @@ TEST_CASE("with edge shards, a node is served by its owner and sent there by the
     REQUIRE(Expect(node).has_resync_done());
     CHECK(leader.hub->DirectNodes() == std::vector<std::string>{"edge-c"});
     REQUIRE(leader.hub->MoveNode("edge-c", "127.0.0.1:9"));
+    CHECK_FALSE(leader.hub->MoveNode("edge-c", "127.0.0.1:9"));  // ending: not moved twice
     CHECK(node.AwaitEnd().error_code() == grpc::StatusCode::UNAVAILABLE);
     CHECK(node.Trailer(net::kEdgeOwnerTrailer) == "127.0.0.1:9");
     CHECK(Eventually([&] { return leader.hub->DirectNodes().empty(); }));

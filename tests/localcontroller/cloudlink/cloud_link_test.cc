@@ -485,6 +485,40 @@ TEST_CASE("a node served after a redirect follows a move to the replica that own
   CHECK_FALSE(f.hub->MoveNode("edge-a", owner.address()));  // no stream of it here any more
 }
 
+// Edge shards as the GM replica of a test sees them.
+class FixedOwnership final : public gm::NodeOwnership {
+ public:
+  explicit FixedOwnership(std::string owner) : owner_(std::move(owner)) {}
+  std::string OwnerElsewhere(std::string_view) const override { return owner_; }
+
+ private:
+  const std::string owner_;
+};
+
+TEST_CASE("an owner the node cannot reach costs it one dial: the next replica serves it",
+          "[cloudlink][redirect]") {
+  // Nothing listens at the owner's address (a pod address the edge cannot route to).
+  const std::string unreachable = "127.0.0.1:1";
+  FixedOwnership ownership(unreachable);
+  gm::EdgeHub::Options options;
+  options.ownership = &ownership;
+  Fixture f(options);
+  REQUIRE(f.hub->Upsert("edge-a", Dataset("d", "1")).ok());
+  f.hub->MarkSynced();
+  f.StartLink();
+  // Refused with the owner's address; the dial there fails; after the backoff the node comes
+  // back saying so, and is served.
+  f.AdvanceThroughBackoff(2);
+  REQUIRE(f.WaitSynced());
+  const LinkStatus status = f.link->status();
+  CHECK(status.server == f.Options().gm_address);
+  CHECK(status.redirects == 1);
+  CHECK(status.attempts == 3);
+  CHECK(f.hub->metrics().streams_redirected().Value() == 1);
+  CHECK(f.store.Held() == std::vector<std::string>{"Dataset/default/d@1"});
+  CHECK_FALSE(f.hub->MoveNode("edge-a", unreachable));  // and it is not moved there again
+}
+
 TEST_CASE("the GM refusing our identity is reported as the link's error", "[cloudlink]") {
   Fixture f;
   f.hub->MarkSynced();
