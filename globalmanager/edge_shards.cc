@@ -37,6 +37,22 @@ std::string ShardLeaseName(const std::string& group, const std::string& identity
   return name;
 }
 
+// This replica's shard Lease, held like the leader Lease.
+kube::LeaderElectionConfig LeaseConfig(const EdgeShards::Options& options,
+                                       const std::string& lease_name, const std::string& address) {
+  kube::LeaderElectionConfig lease;
+  lease.lease_namespace = options.lease_namespace;
+  lease.lease_name = lease_name;
+  lease.identity = options.identity;
+  lease.lease_duration = options.lease_duration;
+  lease.renew_deadline = options.renew_deadline;
+  lease.retry_period = options.retry_period;
+  lease.release_on_cancel = true;
+  lease.labels[kShardLabel] = options.group;
+  lease.holder_annotations[kEdgeAddressAnnotation] = address;
+  return lease;
+}
+
 std::string StringAt(const kube::Json& object, std::string_view path) {
   const kube::Json* value = kube::FindPath(object, path);
   return value != nullptr && value->is_string() ? value->get<std::string>() : "";
@@ -61,6 +77,10 @@ absl::StatusOr<std::unique_ptr<EdgeShards>> EdgeShards::Create(Options options) 
   }
   if (options.moves_per_second < 1) {
     return absl::InvalidArgumentError("edge shards: moves per second must be >= 1");
+  }
+  if (absl::Status lease = kube::ValidateLeaderElectionConfig(LeaseConfig(options, lease_name, ""));
+      !lease.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("edge shards: ", lease.message()));
   }
   return std::unique_ptr<EdgeShards>(new EdgeShards(std::move(options), std::move(lease_name)));
 }
@@ -103,18 +123,8 @@ void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
   hub_ = hub;
   relay_ = relay;
 
-  kube::LeaderElectionConfig lease;
-  lease.lease_namespace = options_.lease_namespace;
-  lease.lease_name = lease_name_;
-  lease.identity = options_.identity;
-  lease.lease_duration = options_.lease_duration;
-  lease.renew_deadline = options_.renew_deadline;
-  lease.retry_period = options_.retry_period;
-  lease.release_on_cancel = true;
-  lease.labels[kShardLabel] = options_.group;
-  lease.holder_annotations[kEdgeAddressAnnotation] = address;
-  absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector =
-      kube::LeaderElector::Create(options_.client, std::move(lease), clock_);
+  absl::StatusOr<std::unique_ptr<kube::LeaderElector>> elector = kube::LeaderElector::Create(
+      options_.client, LeaseConfig(options_, lease_name_, address), clock_);
   if (elector.ok()) {
     lease_ = *std::move(elector);
     lease_->Start();

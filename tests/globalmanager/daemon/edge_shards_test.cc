@@ -184,6 +184,16 @@ TEST_CASE("edge shards: the Lease is named after the identity, made a valid obje
   absl::StatusOr<std::string> too_long = named(std::string(300, 'g'));
   REQUIRE_FALSE(too_long.ok());
   CHECK(too_long.status().message().find("not a valid Lease name") != std::string::npos);
+  // Lease timings as the leader election's: renew deadline > 1.2 x retry period.
+  EdgeShards::Options bad_timing;
+  bad_timing.client = &server;
+  bad_timing.lease_namespace = kNs;
+  bad_timing.group = kGroup;
+  bad_timing.identity = "gm-a";
+  bad_timing.retry_period = absl::Seconds(9);
+  absl::StatusOr<std::unique_ptr<EdgeShards>> timing = EdgeShards::Create(bad_timing);
+  REQUIRE_FALSE(timing.ok());
+  CHECK(timing.status().message().find("edge shards: ") == 0);
   // The leader Lease's name labels the shard Leases: a label value has at most 63 characters.
   absl::StatusOr<std::string> long_group = named("gm-a", std::string(64, 'n'));
   REQUIRE_FALSE(long_group.ok());
