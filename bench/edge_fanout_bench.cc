@@ -69,12 +69,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench/bench_setup.h"
 #include "bench/edge_simulator/edge_simulator.h"
 #include "bench/edge_simulator/node_certs.h"
+#include "bench/edge_shards_phases.h"
 #include "bench/edge_simulator/proc_stats.h"
 #include "bench/gm_restart_storm.h"
 #include "common/api/sedna_contract.h"
@@ -253,10 +253,7 @@ class FanoutBench {
   absl::Status StopAll();
 
   absl::StatusOr<std::string> Metrics() const;
-  // --shards: until both replicas count `replicas` live shard replicas.
-  absl::Status AwaitShardReplicas(int replicas) const;
-  // --shards: where the nodes are served now (printed in the report).
-  void RecordShardSplit();
+  ShardReplicas Shards() const { return {gm_http_port_, standby_http_port_}; }
   void BeginPhase(const std::string& name);
   void EndPhase();
   std::string Dir(const std::string& name) const { return work_dir_ + "/" + name; }
@@ -274,6 +271,7 @@ class FanoutBench {
   int standby_http_port_ = 0;
   int standby_edge_port_ = 0;
   std::string join_;  // --shards-join: how the handover went
+  std::string create_to_ack_by_way_;  // --relay/--shards: create->ACK split by how nodes reach
   std::string shard_split_;  // --shards: the nodes' split after connecting
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<EdgeSimulator> sim_;
@@ -376,68 +374,15 @@ absl::Status FanoutBench::JoinStandby() {
   const int64_t resyncs_before = sim_->tally().resyncs_done.load();
   const absl::Time start = absl::Now();
   RETURN_IF_ERROR(StartStandby());
-  RETURN_IF_ERROR(AwaitShardReplicas(2));
+  RETURN_IF_ERROR(AwaitShardReplicas(Shards(), 2));
   const double seen_after = Seconds(absl::Now() - start);
-  // Moves per second as the leader counts them, until every moved node has resynced on the
-  // standby and the count has stood still for 3 s.
-  std::vector<int> per_second;
-  double moved = 0;
-  double relayed = 0;
-  int still = 0;
-  const absl::Time deadline = absl::Now() + absl::Seconds(flags_.timeout_seconds);
-  while (still < 3) {
-    if (absl::Now() >= deadline) return absl::DeadlineExceededError("the join did not settle");
-    absl::SleepFor(absl::Seconds(1));
-    ASSIGN_OR_RETURN(std::string leader, FetchMetrics(gm_http_port_));
-    ASSIGN_OR_RETURN(std::string standby, FetchMetrics(standby_http_port_));
-    const double now_moved = MetricValue(leader, "nereid_gm_edge_nodes_moved_total");
-    relayed = MetricValue(standby, "nereid_edgehub_relayed_streams");
-    per_second.push_back(static_cast<int>(now_moved - moved));
-    const bool settled = now_moved == moved && now_moved > 0 && relayed >= now_moved &&
-                         sim_->tally().resyncs_done.load() >= resyncs_before + now_moved;
-    still = settled ? still + 1 : 0;
-    moved = now_moved;
-  }
+  ASSIGN_OR_RETURN(std::string moves, AwaitJoin(Shards(), *sim_, resyncs_before,
+                                                absl::Seconds(flags_.timeout_seconds)));
   EndPhase();
-  join_ = absl::StrFormat(
-      "join: the standby was seen %.1f s after it started; the leader moved %.0f nodes to it in "
-      "%zu s (per second: %s); the standby relays %.0f\n",
-      seen_after, moved, per_second.size() - 3,
-      absl::StrJoin(per_second.begin(), per_second.end() - 3, " "), relayed);
+  join_ = absl::StrFormat("join: the standby was seen %.1f s after it started; %s\n", seen_after,
+                          moves);
   std::cerr << "edge_fanout_bench: " << join_;
   return absl::OkStatus();
-}
-
-absl::Status FanoutBench::AwaitShardReplicas(int replicas) const {
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  while (true) {
-    bool all = true;
-    for (int port : {gm_http_port_, standby_http_port_}) {
-      absl::StatusOr<std::string> metrics = FetchMetrics(port);
-      all = all && metrics.ok() &&
-            MetricValue(*metrics, "nereid_gm_edge_shard_replicas") == replicas;
-    }
-    if (all) return absl::OkStatus();
-    if (absl::Now() >= deadline) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("the replicas did not see ", replicas, " edge shard replicas in 30 s"));
-    }
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-}
-
-void FanoutBench::RecordShardSplit() {
-  absl::StatusOr<std::string> leader = FetchMetrics(gm_http_port_);
-  absl::StatusOr<std::string> standby = FetchMetrics(standby_http_port_);
-  if (!leader.ok() || !standby.ok()) return;
-  const double relayed = MetricValue(*standby, "nereid_edgehub_relayed_streams");
-  const double connected = MetricValue(*leader, "nereid_edgehub_connected_nodes");
-  shard_split_ = absl::StrFormat(
-      "edge shards: the leader serves %.0f nodes directly, the standby relays %.0f; "
-      "%lld owner trailers followed (the leader sent %.0f, the standby's relay %.0f)\n",
-      connected - relayed, relayed, static_cast<long long>(sim_->tally().redirects.load()),
-      MetricValue(*leader, "nereid_edgehub_streams_redirected_total"),
-      MetricValue(*standby, "nereid_edgehub_relay_redirects_total"));
 }
 
 absl::Status FanoutBench::Run() {
@@ -447,7 +392,7 @@ absl::Status FanoutBench::Run() {
   Settle("connect");
   if (flags_.shards_join) {
     RETURN_IF_ERROR(JoinStandby());
-    RecordShardSplit();
+    shard_split_ = ShardSplit(Shards(), *sim_);
   }
   RETURN_IF_ERROR(CreateDatasets());
   Settle("create");
@@ -532,7 +477,7 @@ absl::Status FanoutBench::Setup() {
     RETURN_IF_ERROR(StartStandby());
     if (!flags_.shards) node_port = standby_edge_port_;
   }
-  if (flags_.shards && !flags_.shards_join) RETURN_IF_ERROR(AwaitShardReplicas(2));
+  if (flags_.shards && !flags_.shards_join) RETURN_IF_ERROR(AwaitShardReplicas(Shards(), 2));
 
   EdgeSimulator::Options sim;
   sim.gm_address = absl::StrCat("127.0.0.1:", node_port);
@@ -553,7 +498,7 @@ absl::Status FanoutBench::ConnectNodes() {
                                                     " of ", nodes, " nodes finished their resync"));
   }
   EndPhase();
-  if (flags_.shards && !flags_.shards_join) RecordShardSplit();
+  if (flags_.shards && !flags_.shards_join) shard_split_ = ShardSplit(Shards(), *sim_);
   return absl::OkStatus();
 }
 
@@ -622,6 +567,8 @@ absl::Status FanoutBench::CreateDatasets() {
     index[absl::StrCat("Dataset/", flags_.ns, "/", DatasetName(j % nodes, j / nodes))] = j;
   }
   std::vector<double> create_to_ack, send_to_ack;
+  std::vector<double> to_ack_by_way[2];  // [redirected]: the node's stream went to an owner
+  const std::vector<bool> redirected = sim_->Redirected();
   std::vector<int> seen(total_, 0);
   absl::Time last_arrival = absl::InfinitePast();
   int misplaced = 0;
@@ -632,11 +579,21 @@ absl::Status FanoutBench::CreateDatasets() {
     if (arrival.node != NodeName(j % nodes)) ++misplaced;
     if (seen[j]++ > 0) continue;  // The first arrival counts.
     create_to_ack.push_back(Ms(arrival.at - answered[j]));
+    to_ack_by_way[redirected[j % nodes] ? 1 : 0].push_back(create_to_ack.back());
     send_to_ack.push_back(Ms(arrival.at - sent[j]));
     if (arrival.at < answered[j]) ++acked_before_answer_;
     last_arrival = std::max(last_arrival, arrival.at);
   }
   create_to_ack_ms_ = Summarize(create_to_ack);
+  if (flags_.relay) {
+    const Summary at_dialled = Summarize(to_ack_by_way[0]);
+    const Summary sent_on = Summarize(to_ack_by_way[1]);
+    create_to_ack_by_way_ = absl::StrFormat(
+        "create answered -> ACK by the node's way in: at the address it dials p50 %.1f, p99 %.1f "
+        "ms (%zu); sent on to an owner p50 %.1f, p99 %.1f ms (%zu)\n",
+        at_dialled.p50, at_dialled.p99, to_ack_by_way[0].size(), sent_on.p50, sent_on.p99,
+        to_ack_by_way[1].size());
+  }
   send_to_ack_ms_ = Summarize(send_to_ack);
   last_ack_after_last_create_ms_ = Ms(last_arrival - last_answered);
   int missing = 0;
@@ -891,7 +848,7 @@ bool FanoutBench::Report(std::ostream& out) const {
                              phase.standby_cpu);
     }
   }
-  out << join_ << shard_split_;
+  out << join_ << shard_split_ << create_to_ack_by_way_;
   out << absl::StrFormat(
       "create: %d Datasets in %.2f s = %.0f/s (one create call p50 %.1f ms, p99 %.1f ms)\n", total_,
       create_seconds_, total_ / std::max(create_seconds_, 1e-9), create_call_ms_.p50,

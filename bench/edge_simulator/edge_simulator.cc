@@ -71,6 +71,13 @@ std::vector<ReportRecord> EdgeSimulator::Reports() const {
   return all;
 }
 
+std::vector<bool> EdgeSimulator::Redirected() const {
+  std::vector<bool> redirected;
+  redirected.reserve(nodes_.size());
+  for (const auto& node : nodes_) redirected.push_back(node->redirected());
+  return redirected;
+}
+
 std::vector<std::size_t> EdgeSimulator::Held() const {
   std::vector<std::size_t> held;
   held.reserve(nodes_.size());

@@ -61,6 +61,9 @@ class EdgeSimulator {
   std::vector<ReportRecord> Reports() const;
   // Objects held per node, in node order.
   std::vector<std::size_t> Held() const;
+  // Per node (in node order): whether it is served at an owner address it was sent to rather
+  // than at the configured one.
+  std::vector<bool> Redirected() const;
   // "node: code: message" for each node whose stream ended while not stopping (last error).
   std::vector<std::string> StreamErrors() const;
 

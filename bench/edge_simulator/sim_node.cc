@@ -76,6 +76,11 @@ void SimNode::Stop() {
   if (stream != nullptr) stream->Cancel();
 }
 
+bool SimNode::redirected() const {
+  absl::MutexLock lock(&mu_);
+  return !dialed_.empty();
+}
+
 bool SimNode::live() const {
   absl::MutexLock lock(&mu_);
   return stream_ != nullptr;

@@ -110,6 +110,8 @@ class SimNode final : public NodeStream::Listener {
   // No more reconnects; cancels the stream. OnEnded follows on a gRPC thread.
   void Stop();
   bool live() const;
+  // Whether its stream goes to an owner address it was sent to, not the configured one.
+  bool redirected() const;
 
   // Queues one report per Dataset the node holds; returns how many.
   std::size_t QueueDatasetReports(const SampleCount& samples);
