@@ -228,10 +228,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     EdgeHub hub(options);
     auto session = std::make_shared<gm::Session>(gm::Session::Options{.max_in_flight = 4}, 1);
     session->Attach(&transport);
-    net::PeerIdentity peer;
-    peer.authenticated = true;
-    peer.common_name = kPeer;
-    peer.dns_names = {kPeer};
+    gm::StreamPeer peer;
+    peer.identity.authenticated = true;
+    peer.identity.common_name = kPeer;
+    peer.identity.dns_names = {kPeer};
 
     for (int step = 0; step < 48 && in.remaining_bytes() > 0; ++step) {
       switch (in.ConsumeIntegralInRange(0, 5)) {
