@@ -16,6 +16,9 @@
 //  - Once a second, the streams of nodes owned elsewhere now (a replica joined) are ended with the
 //    owner's address, at most moves_per_second of them, so a join never becomes a reconnect storm.
 //    A replica that leaves releases its Lease: its nodes redial and land on their new owners.
+//    After a burst of moves the freed connection memory is returned to the kernel (malloc_trim).
+//  - A node whose owner did not serve it says so (net::kUnservedOwnerMetadata); the hub and the
+//    relay then serve it wherever it lands and never move it back there (edge_hub.h).
 //  - Leases released, or unchanged for collect_after (a replica that died), are deleted, each
 //    with its resourceVersion as a precondition so a renewal that wins the race keeps it.
 //
