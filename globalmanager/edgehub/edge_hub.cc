@@ -275,8 +275,13 @@ grpc::ServerBidiReactor<v1::SyncRequest, v1::SyncResponse>* EdgeHub::Sync(
   session_options.max_in_flight = options_.max_in_flight;
   session_options.max_queue = options_.max_queue;
   session_options.clock = options_.clock;
-  return new SyncReactor(this, context, std::make_shared<Session>(session_options, id),
-                         std::move(peer), std::move(connection));
+  auto session = std::make_shared<Session>(session_options, id);
+  if (options_.hello_timeout > absl::ZeroDuration()) {
+    absl::MutexLock lock(&mu_);
+    awaiting_hello_.emplace(id, AwaitingHello{session, options_.clock->Now()});
+  }
+  return new SyncReactor(this, context, std::move(session), std::move(peer),
+                         std::move(connection));
 }
 
 bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const StreamPeer& peer,
@@ -334,6 +339,7 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
   bool held_for_sync = false;
   {
     absl::MutexLock lock(&mu_);
+    awaiting_hello_.erase(session->id());
     if (shutting_down_) {
       session->RequestFinish(GrpcError(grpc::StatusCode::UNAVAILABLE, "GM shutting down"));
       return false;
@@ -375,8 +381,11 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
     if (ok && synced_) ok = FinishResyncLocked(state, upserts);
     held_for_sync = !synced_;
     if (!ok) OverflowLocked(state);
-    if (replaced != nullptr) metrics_.sessions_replaced().Increment();
-    UpdateConnectedLocked();
+    if (replaced != nullptr) {
+      metrics_.sessions_replaced().Increment();
+    } else {
+      metrics_.connected_nodes().Set(++connected_);
+    }
   }
   if (replaced != nullptr) {
     LOG(INFO) << "edge hub: node " << node << ": a new stream replaces the previous one";
@@ -421,12 +430,13 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
   {
     absl::MutexLock lock(&mu_);
     ReleaseConnectionStreamLocked(connection);
+    awaiting_hello_.erase(session->id());
     if (!session->established()) return;
     session->ReleaseQueueDepth();
     auto it = nodes_.find(session->node());
     if (it != nodes_.end() && it->second.session == session) {
       it->second.session.reset();
-      UpdateConnectedLocked();
+      metrics_.connected_nodes().Set(--connected_);
     }
   }
   LOG(INFO) << "edge hub: node " << session->node() << " stream " << session->id()
@@ -446,10 +456,38 @@ void EdgeHub::ReleaseConnectionStreamLocked(const std::string& connection) {
   }
 }
 
-void EdgeHub::UpdateConnectedLocked() {
-  int connected = 0;
-  for (const auto& [node, state] : nodes_) connected += state.session != nullptr ? 1 : 0;
-  metrics_.connected_nodes().Set(connected);
+int EdgeHub::EndStreamsWithoutHello() {
+  if (options_.hello_timeout <= absl::ZeroDuration()) return 0;
+  const absl::Time opened_before = options_.clock->Now() - options_.hello_timeout;
+  std::vector<std::shared_ptr<Session>> silent;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = awaiting_hello_.begin(); it != awaiting_hello_.end();) {
+      if (it->second.opened > opened_before) {
+        ++it;
+        continue;
+      }
+      if (std::shared_ptr<Session> session = it->second.session.lock()) {
+        silent.push_back(std::move(session));
+      }
+      awaiting_hello_.erase(it++);
+    }
+  }
+  const std::string why = absl::StrCat("no Hello within ",
+                                       absl::FormatDuration(options_.hello_timeout),
+                                       " of opening the stream");
+  for (const std::shared_ptr<Session>& session : silent) {
+    session->RequestFinish(GrpcError(grpc::StatusCode::DEADLINE_EXCEEDED, why));
+    session->Pump();
+  }
+  int ended = static_cast<int>(silent.size());
+  if (options_.relay != nullptr) ended += options_.relay->EndStreamsWithoutHello(options_.hello_timeout);
+  if (ended > 0) {
+    metrics_.hello_timeouts().Increment(ended);
+    LOG(WARNING) << "edge hub: ended " << ended << " streams that sent no Hello within "
+                 << absl::FormatDuration(options_.hello_timeout);
+  }
+  return ended;
 }
 
 void EdgeHub::HandleChangeAck(const std::shared_ptr<Session>& session, const v1::ChangeAck& ack) {

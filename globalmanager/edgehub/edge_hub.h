@@ -81,6 +81,10 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     // (UNAVAILABLE with its address in net::kEdgeOwnerTrailer) instead of being served here;
     // streams another replica relays here are served whoever owns the node. Null: serve every node.
     const NodeOwnership* ownership = nullptr;
+    // A stream whose Hello has not come this long after it opened is ended with
+    // DEADLINE_EXCEEDED (EndStreamsWithoutHello). Generous, since a Hello carries the node's
+    // whole inventory over what may be a slow link. Zero: no limit.
+    absl::Duration hello_timeout = absl::Minutes(2);
     // Whether Hellos are answered from the start (see SetAcceptingStreams).
     bool accept_streams = true;
     std::string gm_version = "nereid-gm";
@@ -142,6 +146,12 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // ending already, or the node said `owner` did not serve it.
   bool MoveNode(std::string_view node, const std::string& owner);
 
+  // Ends with DEADLINE_EXCEEDED each stream, served here or relayed, whose Hello has not come
+  // within hello_timeout of its opening, so a client that opens a stream and never speaks does
+  // not hold it, and its connection, for good. EdgeHubServer calls it every second; returns how
+  // many it ended.
+  int EndStreamsWithoutHello();
+
   std::vector<NodeStatus> Nodes() const;
   NodeStatus Node(std::string_view node) const;
   HubMetrics& metrics() { return metrics_; }
@@ -157,6 +167,10 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   void OnSessionDone(const std::shared_ptr<Session>& session, const std::string& connection);
 
  private:
+  struct AwaitingHello {
+    std::weak_ptr<Session> session;
+    absl::Time opened;
+  };
   struct NodeState {
     // Ordered so a resync sends objects in a stable order; a B-tree, whose entries cost about a
     // third of a std::map node's (one entry per object a node holds, 100,000 at 10,000 nodes).
@@ -210,7 +224,6 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   void CompleteReport(const std::string& node, const std::string& key, uint64_t seq,
                       ReportOutcome outcome);
   void OverflowLocked(NodeState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UpdateConnectedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A stream counted against max_streams_per_connection ended ("" = not counted).
   void ReleaseConnectionStream(const std::string& connection);
   void ReleaseConnectionStreamLocked(const std::string& connection)
@@ -226,6 +239,9 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
+  int connected_ ABSL_GUARDED_BY(mu_) = 0;  // nodes_ with a session
+  // Streams opened here whose Hello has not come yet, by session id.
+  absl::flat_hash_map<uint64_t, AwaitingHello> awaiting_hello_ ABSL_GUARDED_BY(mu_);
   // Object key -> number of nodes whose registry holds it (tells "another node's object" apart
   // from "object gone" when refusing a report).
   absl::flat_hash_map<std::string, int> owners_ ABSL_GUARDED_BY(mu_);

@@ -116,12 +116,14 @@ NodeStreamReactor* EdgeRelay::Relay(grpc::CallbackServerContext* context, net::P
     if (on_done) on_done();
     absl::MutexLock done_lock(&mu_);
     streams_.erase(id);
+    opened_.erase(id);
     open_gauge_->Decrement();
   };
   // The stream's first callbacks run after Sync returns its reactor, after this lock is released.
   auto [stream, reactor] = RelayedStream::Start(context, std::move(peer),
                                                 {leader_, leader_address_}, std::move(hooks));
   streams_.emplace(id, stream);
+  opened_.emplace(id, options_.clock->Now());
   relayed_->Increment();
   open_gauge_->Increment();
   return reactor;
@@ -159,6 +161,36 @@ int EdgeRelay::MoveNodes(const absl::flat_hash_map<std::string, std::string>& mo
     ++moved;
   }
   return moved;
+}
+
+int EdgeRelay::EndStreamsWithoutHello(absl::Duration timeout) {
+  const absl::Time opened_before = options_.clock->Now() - timeout;
+  std::vector<std::shared_ptr<RelayedStream>> due;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = opened_.begin(); it != opened_.end();) {
+      if (it->second > opened_before) {
+        ++it;
+        continue;
+      }
+      auto stream = streams_.find(it->first);
+      if (stream != streams_.end()) {
+        if (std::shared_ptr<RelayedStream> open = stream->second.lock()) {
+          due.push_back(std::move(open));
+        }
+      }
+      opened_.erase(it++);
+    }
+  }
+  int ended = 0;
+  for (const auto& stream : due) {
+    if (!stream->AwaitingHello()) continue;
+    stream->Cancel(grpc::Status(
+        grpc::StatusCode::DEADLINE_EXCEEDED,
+        absl::StrCat("no Hello within ", absl::FormatDuration(timeout), " of opening the stream")));
+    ++ended;
+  }
+  return ended;
 }
 
 void EdgeRelay::EndAll(const std::string& why) {

@@ -30,6 +30,7 @@
 #include "common/net/keepalive.h"
 #include "common/net/peer_identity.h"
 #include "common/net/tls.h"
+#include "common/time/clock.h"
 #include "globalmanager/edgehub/relayed_stream.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
@@ -49,6 +50,7 @@ class EdgeRelay {
     std::shared_ptr<prometheus::Registry> registry;  // null: a private one
     // Edge shards: nodes another live replica owns are sent there, not relayed (null: none).
     const NodeOwnership* ownership = nullptr;
+    Clock* clock = Clock::Real();  // when streams opened (EndStreamsWithoutHello)
   };
 
   static absl::StatusOr<std::unique_ptr<EdgeRelay>> Create(Options options);
@@ -83,6 +85,10 @@ class EdgeRelay {
   // owner it said did not serve it).
   int MoveNodes(const absl::flat_hash_map<std::string, std::string>& moves);
 
+  // Ends with DEADLINE_EXCEEDED each relayed stream whose Hello has not passed within `timeout`
+  // of its opening (the hub's Hello timeout, EdgeHub::EndStreamsWithoutHello). Returns how many.
+  int EndStreamsWithoutHello(absl::Duration timeout);
+
   std::size_t open_streams() const;
   // Whether new node streams would be relayed (a leader address is set and the relay is open).
   bool relaying() const;
@@ -112,6 +118,8 @@ class EdgeRelay {
   std::shared_ptr<edge::v1::EdgeSync::Stub> leader_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, std::weak_ptr<RelayedStream>> streams_ ABSL_GUARDED_BY(mu_);
+  // When each stream opened, until its Hello timeout has passed (few: streams open rarely).
+  absl::flat_hash_map<uint64_t, absl::Time> opened_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nereid::gm

@@ -44,6 +44,11 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                                  "with the address of the one that does")
                              .Register(r)
                              .Add({});
+  hello_timeouts_ = &prometheus::BuildCounter()
+                         .Name("nereid_edgehub_hello_timeouts_total")
+                         .Help("Streams ended because no Hello came within the Hello timeout")
+                         .Register(r)
+                         .Add({});
   connections_accepted_ = &prometheus::BuildCounter()
                                .Name("nereid_edgehub_connections_accepted_total")
                                .Help("Connections accepted on the edge port")

@@ -32,6 +32,8 @@ class HubMetrics {
   prometheus::Counter& sessions_replaced() { return *sessions_replaced_; }
   // Streams refused with the address of the replica that serves the node.
   prometheus::Counter& streams_redirected() { return *streams_redirected_; }
+  // Streams ended because their Hello did not come in time (EdgeHub::EndStreamsWithoutHello).
+  prometheus::Counter& hello_timeouts() { return *hello_timeouts_; }
   // The edge port's listener (connection_gate.h): connections accepted; refused before their
   // handshake because the node hung up, they waited too long or newer ones crowded them out of a
   // full line; waiting for a handshake slot; handed to gRPC and not yet carrying a stream.
@@ -72,6 +74,7 @@ class HubMetrics {
   prometheus::Counter* changes_acked_;
   prometheus::Counter* changes_nacked_;
   prometheus::Counter* streams_redirected_;
+  prometheus::Counter* hello_timeouts_;
   prometheus::Counter* refused_identities_;
   prometheus::Counter* sessions_replaced_;
   prometheus::Counter* connections_accepted_;

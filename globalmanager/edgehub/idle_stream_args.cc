@@ -11,6 +11,7 @@ void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& 
   // the Sync stream carries small messages, so the default 64 KiB windows suffice.
   builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   builder.AddChannelArgument(GRPC_ARG_TCP_READ_CHUNK_SIZE, options.tcp_read_chunk_bytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, options.max_connection_idle_ms);
 }
 
 }  // namespace nereid::gm

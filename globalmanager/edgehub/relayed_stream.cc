@@ -132,6 +132,11 @@ std::string RelayedStream::node() const {
   return node_name_;
 }
 
+bool RelayedStream::AwaitingHello() const {
+  absl::MutexLock lock(&mu_);
+  return !upstream_started_ && !cancelled_.has_value() && !node_gone_ && !finish_called_;
+}
+
 void RelayedStream::OnHello(const v1::SyncRequest* hello) {
   grpc::Status check = CheckHello(*hello, peer_, hooks_.allow_unauthenticated);
   if (!check.ok()) {

@@ -65,13 +65,29 @@ EdgeHubServer::EdgeHubServer(
       gate_(std::move(gate)),
       acceptor_(std::move(acceptor)),
       server_(std::move(server)),
-      port_(port) {}
+      port_(port),
+      sweeper_([this] { SweepStreams(); }) {}
+
+void EdgeHubServer::SweepStreams() {
+  for (;;) {
+    {
+      absl::MutexLock lock(&sweep_mu_);
+      if (sweep_mu_.AwaitWithTimeout(absl::Condition(&sweep_stop_), absl::Seconds(1))) return;
+    }
+    hub_->EndStreamsWithoutHello();
+  }
+}
 
 EdgeHubServer::~EdgeHubServer() { Stop(); }
 
 void EdgeHubServer::Stop(absl::Duration grace) {
   if (stopped_) return;
   stopped_ = true;
+  {
+    absl::MutexLock lock(&sweep_mu_);
+    sweep_stop_ = true;
+  }
+  sweeper_.join();
   if (gate_ != nullptr) gate_->Stop();  // no new connections: nodes go to another replica
   hub_->Shutdown();
   server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));

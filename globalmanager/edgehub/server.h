@@ -5,8 +5,11 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/net/keepalive.h"
 #include "common/net/tls.h"
@@ -52,6 +55,9 @@ class EdgeHubServer {
                 std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor,
                 std::unique_ptr<grpc::Server> server, int port);
 
+  // Every second: ends the streams whose Hello did not come in time.
+  void SweepStreams();
+
   EdgeHub* hub_;
   // The gate hands its connections to the acceptor; both are null with gRPC's own listener.
   std::unique_ptr<ConnectionGate> gate_;
@@ -59,6 +65,9 @@ class EdgeHubServer {
   std::unique_ptr<grpc::Server> server_;
   int port_;
   bool stopped_ = false;
+  absl::Mutex sweep_mu_;
+  bool sweep_stop_ ABSL_GUARDED_BY(sweep_mu_) = false;
+  std::thread sweeper_;
 };
 
 }  // namespace nereid::gm

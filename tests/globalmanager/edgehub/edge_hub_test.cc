@@ -227,6 +227,67 @@ TEST_CASE("a second stream for a node replaces the first", "[edgehub]") {
   CHECK(f.hub->Node("edge-a").connected);
 }
 
+TEST_CASE("a stream that sends no Hello is ended after the Hello timeout; one that did is kept",
+          "[edgehub]") {
+  FakeClock clock;
+  EdgeHub::Options options;
+  options.clock = &clock;
+  options.hello_timeout = absl::Seconds(30);
+  Fixture f(options);
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("ds", "1", "edge-b")).ok());
+  f.hub->MarkSynced();
+  // edge-b opens first and speaks: every sweep that is due for the silent stream is due for it.
+  auto speaking = f.Connect("edge-b");
+  speaking->Hello("edge-b");
+  ExpectHelloReply(*speaking, "edge-b");
+  CHECK(Describe(speaking->NextChange()) == "upsert ds@1");
+  REQUIRE(Expect(*speaking).has_resync_done());
+  auto silent = f.Connect("edge-a");
+
+  CHECK(f.hub->EndStreamsWithoutHello() == 0);  // within its timeout
+  CHECK_FALSE(silent->Ended());
+  // The stream registers when its headers reach the server; time passes until it is due.
+  REQUIRE(Eventually([&] {
+    clock.Advance(absl::Seconds(10));
+    f.hub->EndStreamsWithoutHello();
+    return silent->Ended();
+  }));
+  grpc::Status status = silent->AwaitEnd();
+  CHECK(status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+  CHECK(status.error_message() == "no Hello within 30s of opening the stream");
+  CHECK(f.hub->metrics().hello_timeouts().Value() == 1);
+
+  CHECK_FALSE(speaking->Ended());
+  REQUIRE(f.hub->Upsert("edge-b", DatasetResource("ds", "2", "edge-b")).ok());
+  CHECK(Describe(speaking->NextChange()) == "upsert ds@2");
+  CHECK(f.hub->Node("edge-b").connected);
+}
+
+TEST_CASE("a connection that carries no stream is closed after the idle limit", "[edgehub]") {
+  EdgeHub hub(EdgeHub::Options{});
+  EdgeHubServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.tls = TestCerts().ServerTls();
+  server_options.idle_streams.max_connection_idle_ms = 300;
+  auto server = EdgeHubServer::Start(&hub, server_options);
+  REQUIRE(server.ok());
+  auto channel = TestNode::Channel((*server)->port(), TestCerts().ClientTls("edge-a"));
+  REQUIRE(channel->WaitForConnected(absl::ToChronoTime(absl::Now() + absl::Seconds(10))));
+  // The server's GOAWAY takes the channel out of READY (to IDLE) with no stream ever opened.
+  REQUIRE(channel->WaitForStateChange(GRPC_CHANNEL_READY,
+                                      absl::ToChronoTime(absl::Now() + absl::Seconds(10))));
+  CHECK(channel->GetState(false) != GRPC_CHANNEL_READY);
+
+  // A connection holding its stream is not idle, however long the stream is quiet.
+  TestNode node(channel);
+  node.Hello("edge-a");
+  ExpectHelloReply(node, "edge-a");
+  CHECK_FALSE(channel->WaitForStateChange(GRPC_CHANNEL_READY,
+                                          absl::ToChronoTime(absl::Now() + absl::Seconds(1))));
+  CHECK_FALSE(node.Ended());
+  (*server)->Stop(absl::Seconds(1));
+}
+
 TEST_CASE("a certificate of node A claiming node B is refused and counted", "[edgehub]") {
   Fixture f;
   REQUIRE(f.hub->Upsert("edge-b", DatasetResource("secret", "1", "edge-b")).ok());

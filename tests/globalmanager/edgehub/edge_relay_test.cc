@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "common/net/edge_protocol.h"
+#include "common/time/fake_clock.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
 #include "tests/common/net/test_certs.h"
@@ -58,7 +59,8 @@ struct Replica {
   // `insecure`: plaintext, no certificates (--insecure). `relay_certificate`: the PEM file of the
   // certificate trusted to relay (default the GM's). `ownership`: edge shards (null: none).
   Replica(bool leads, const CertSet& certs, bool insecure = false,
-          std::string relay_certificate = "", const NodeOwnership* ownership = nullptr) {
+          std::string relay_certificate = "", const NodeOwnership* ownership = nullptr,
+          Clock* clock = Clock::Real()) {
     if (relay_certificate.empty()) relay_certificate = certs.gm_cert;
     const net::TlsOptions tls =
         insecure ? Plaintext() : certs.ServerTls();
@@ -68,11 +70,13 @@ struct Replica {
     options.gm_version = leads ? "leader" : "standby";
     options.allow_unauthenticated = insecure;
     options.ownership = ownership;
+    options.clock = clock;
     if (!insecure) options.relay_certificate = ReadFile(relay_certificate);
     if (!leads) {
       EdgeRelay::Options relay_options;
       relay_options.tls = tls;
       relay_options.ownership = ownership;
+      relay_options.clock = clock;
       auto created = EdgeRelay::Create(relay_options);
       REQUIRE(created.ok());
       relay = std::move(*created);
@@ -253,6 +257,38 @@ TEST_CASE("a relayed Hello is checked on the standby before anything reaches the
   CHECK(node->AwaitEnd().error_code() == grpc::StatusCode::PERMISSION_DENIED);
   CHECK_FALSE(leader.hub->Node("edge-b").connected);
   CHECK(leader.hub->metrics().refused_identities().Value() == 0);  // never got that far
+}
+
+TEST_CASE("a standby ends a relayed stream that sends no Hello; one that did goes on",
+          "[edgehub][relay]") {
+  FakeClock clock;
+  Replica leader(true, TestCerts());
+  Replica standby(false, TestCerts(), false, "", nullptr, &clock);
+  standby.relay->SetLeaderAddress(leader.address());
+  leader.hub->MarkSynced();
+  REQUIRE(leader.hub->Upsert("edge-b", DatasetResource("ds", "1", "edge-b")).ok());
+
+  auto speaking = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-b");
+  speaking->Hello("edge-b");
+  REQUIRE(Expect(*speaking).has_hello_reply());
+  auto silent = std::make_unique<TestNode>(standby.server->port(), TestCerts(), "edge-a");
+  REQUIRE(Eventually([&] {
+    clock.Advance(absl::Seconds(30));
+    standby.hub->EndStreamsWithoutHello();
+    return silent->Ended();
+  }));
+  grpc::Status status = silent->AwaitEnd();
+  CHECK(status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+  CHECK(status.error_message() == "no Hello within 2m of opening the stream");
+  CHECK(standby.hub->metrics().hello_timeouts().Value() == 1);
+  CHECK(leader.hub->metrics().hello_timeouts().Value() == 0);  // it never saw that stream
+
+  CHECK_FALSE(speaking->Ended());
+  CHECK(leader.hub->Node("edge-b").connected);
+  CHECK(speaking->NextChange().upsert().version() == "1");
+  REQUIRE(Expect(*speaking).has_resync_done());
+  REQUIRE(leader.hub->Upsert("edge-b", DatasetResource("ds", "2", "edge-b")).ok());
+  CHECK(speaking->NextChange().upsert().version() == "2");
 }
 
 TEST_CASE("only the GM's certificate may speak for another node", "[edgehub][relay]") {
