@@ -14,6 +14,8 @@
 //       [--shards]  (both replicas run --edge-shards and the nodes dial the leader, as a Service
 //                    routing to the ready replica would send them: each node is served by the
 //                    replica rendezvous hashing gives it, relayed when that is the standby)
+//       [--spread]  (with --relay or --shards: the nodes dial the leader and the standby in turn,
+//                    as a Service over both ready replicas would spread them; --ready-while-relaying)
 //       [--shards-join]  (as --shards, but the second replica starts after the connect phase: a
 //                         "join" phase measures how the leader hands it its share of the nodes,
 //                         at the GM's --edge-moves-per-second)
@@ -112,6 +114,7 @@ struct Flags {
   bool relay = false;  // the nodes dial a standby replica that relays them to the leader
   bool shards = false;  // both replicas shard the nodes; the nodes dial the leader
   bool shards_join = false;  // the second replica joins after the connect phase
+  bool spread = false;  // the nodes dial the leader and the standby in turn
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
@@ -133,7 +136,7 @@ void Usage() {
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
          "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--shards]\n"
-         "  [--shards-join] [--enforce]\n";
+         "  [--shards-join] [--spread] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -167,6 +170,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       flags.shards = flags.shards || arg != "--relay";
       flags.shards_join = flags.shards_join || arg == "--shards-join";
       flags.leader_elect = true;  // a standby needs a Lease to follow
+    } else if (arg == "--spread") {
+      flags.spread = true;
     } else if (arg == "--baseline-writes") {
       RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
     } else if (arg == "--kubectl-objects") {
@@ -198,6 +203,10 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       flags.crds.empty()) {
     return absl::InvalidArgumentError(
         "--devapiserver, --globalmanager, --gen-certs and --crd are required");
+  }
+  if (flags.spread && (!flags.relay || flags.shards_join)) {
+    return absl::InvalidArgumentError(
+        "--spread needs both replicas from the start: --relay or --shards, not --shards-join");
   }
   return flags;
 }
@@ -481,6 +490,10 @@ absl::Status FanoutBench::Setup() {
 
   EdgeSimulator::Options sim;
   sim.gm_address = absl::StrCat("127.0.0.1:", node_port);
+  if (flags_.spread) {
+    sim.gm_address = absl::StrCat("127.0.0.1:", gm_edge_port_);
+    sim.second_address = absl::StrCat("127.0.0.1:", standby_edge_port_);
+  }
   sim.ca_pem = ca_pem;
   sim.honor_retry_after = !flags_.ignore_retry_after;
   ASSIGN_OR_RETURN(sim_, EdgeSimulator::Create(sim, std::move(identities)));

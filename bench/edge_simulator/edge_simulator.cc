@@ -16,7 +16,8 @@ absl::StatusOr<std::unique_ptr<EdgeSimulator>> EdgeSimulator::Create(
   sim->nodes_.reserve(nodes.size());
   for (NodeIdentity& identity : nodes) {
     SimNode::Options node;
-    node.gm_address = options.gm_address;
+    const bool second = !options.second_address.empty() && sim->nodes_.size() % 2 == 1;
+    node.gm_address = second ? options.second_address : options.gm_address;
     node.ca_pem = options.ca_pem;
     node.identity = std::move(identity);
     node.keepalive = options.keepalive;

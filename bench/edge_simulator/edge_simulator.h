@@ -32,6 +32,8 @@ class EdgeSimulator {
  public:
   struct Options {
     std::string gm_address;  // host:port of the GM's edge hub
+    // When set, every other node dials this address instead (two replicas behind one Service).
+    std::string second_address;
     std::string ca_pem;      // the CA that signed the GM's server certificate
     net::KeepaliveOptions keepalive;
     int max_reports_in_flight = 64;
