@@ -16,6 +16,9 @@
 //                    replica rendezvous hashing gives it, relayed when that is the standby)
 //       [--spread]  (with --relay or --shards: the nodes dial the leader and the standby in turn,
 //                    as a Service over both ready replicas would spread them; --ready-while-relaying)
+//       [--churn K]  (after the reports, every Dataset's url changes K times, each change sent to
+//                     its node: the long-lived connections' ring buffers wrap, as on a GM that
+//                     has run for hours; the phase prints the GM's RSS growth per node)
 //       [--shards-join]  (as --shards, but the second replica starts after the connect phase: a
 //                         "join" phase measures how the leader hands it its share of the nodes,
 //                         at the GM's --edge-moves-per-second)
@@ -115,6 +118,7 @@ struct Flags {
   bool shards = false;  // both replicas shard the nodes; the nodes dial the leader
   bool shards_join = false;  // the second replica joins after the connect phase
   bool spread = false;  // the nodes dial the leader and the standby in turn
+  int churn = 0;  // rounds of changing every Dataset after the reports
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
@@ -136,7 +140,7 @@ void Usage() {
          "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
          "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
          "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--shards]\n"
-         "  [--shards-join] [--spread] [--enforce]\n";
+         "  [--shards-join] [--spread] [--churn K] [--enforce]\n";
 }
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -172,6 +176,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       flags.leader_elect = true;  // a standby needs a Lease to follow
     } else if (arg == "--spread") {
       flags.spread = true;
+    } else if (arg == "--churn") {
+      RETURN_IF_ERROR(reader.Integer(&flags.churn, 0));
     } else if (arg == "--baseline-writes") {
       RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
     } else if (arg == "--kubectl-objects") {
@@ -255,6 +261,8 @@ class FanoutBench {
   absl::Status JoinStandby();
   absl::Status CreateDatasets();
   absl::Status ReportCounts();
+  // --churn: every Dataset changes K times; the phase ends when every node holds the last.
+  absl::Status ChurnDatasets();
   void Settle(const std::string& after) const;
   absl::Status RestartGm();
   absl::Status BaselineWrites();
@@ -407,6 +415,7 @@ absl::Status FanoutBench::Run() {
   Settle("create");
   RETURN_IF_ERROR(ReportCounts());
   Settle("report");
+  if (flags_.churn > 0) RETURN_IF_ERROR(ChurnDatasets());
   if (flags_.restart) RETURN_IF_ERROR(RestartGm());
   if (flags_.baseline_writes > 0) RETURN_IF_ERROR(BaselineWrites());
   if (!flags_.kubectl.empty()) RETURN_IF_ERROR(KubectlApply());
@@ -646,6 +655,52 @@ absl::Status FanoutBench::CreateDatasets() {
                                             " arrived at the wrong node, ", wrong_holdings,
                                             " nodes do not hold exactly ", per_node));
   }
+  return absl::OkStatus();
+}
+
+absl::Status FanoutBench::ChurnDatasets() {
+  BeginPhase("churn");
+  const int64_t rss_before = ReadProcStats(gm_->pid()).vm_rss_kb;
+  const int64_t upserts_before = sim_->tally().upserts.load();
+  std::atomic<int> next{0};
+  std::atomic<int> failed{0};
+  auto worker = [&](int round) {
+    for (int j = next.fetch_add(1); j < total_; j = next.fetch_add(1)) {
+      const int n = j % flags_.nodes;
+      const int d = j / flags_.nodes;
+      const Json patch = {{"spec",
+                           {{"url", absl::StrFormat("/data/%s/train-%02d-r%d.txt", NodeName(n),
+                                                    d, round)}}}};
+      if (!client_->Patch(api::resources::Datasets(), flags_.ns, DatasetName(n, d),
+                          kube::PatchType::kMerge, patch)
+               .ok()) {
+        failed.fetch_add(1);
+      }
+    }
+  };
+  for (int round = 1; round <= flags_.churn; ++round) {
+    next = 0;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < flags_.create_threads; ++t) threads.emplace_back(worker, round);
+    for (std::thread& thread : threads) thread.join();
+    if (failed.load() > 0) return absl::InternalError(absl::StrCat(failed.load(), " patches failed"));
+    // A node may skip a version the GM coalesced away: wait for the round's count, at most.
+    const int64_t expected = upserts_before + int64_t{total_} * round;
+    if (!sim_->WaitFor([&](const SimTally& t) { return t.upserts.load() >= expected; },
+                       absl::Seconds(flags_.timeout_seconds))) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "churn round ", round, ": ", sim_->tally().upserts.load() - upserts_before, " of ",
+          int64_t{total_} * round, " changes reached their node"));
+    }
+  }
+  EndPhase();
+  const int64_t rss_after = phases_.back().gm.vm_rss_kb;
+  std::cerr << absl::StrFormat(
+                   "edge_fanout_bench: churn: %d rounds of %d changes; GM RSS %.1f -> %.1f MiB "
+                   "(%+.1f KiB per node)",
+                   flags_.churn, total_, Mb(rss_before), Mb(rss_after),
+                   static_cast<double>(rss_after - rss_before) / flags_.nodes)
+            << std::endl;
   return absl::OkStatus();
 }
 

@@ -12,6 +12,7 @@ void ApplyIdleStreamArgs(const IdleStreamOptions& options, grpc::ServerBuilder& 
   builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   builder.AddChannelArgument(GRPC_ARG_TCP_READ_CHUNK_SIZE, options.tcp_read_chunk_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, options.max_connection_idle_ms);
+  builder.AddChannelArgument("grpc.x.nereid.tls_bio_buffer_size", options.tls_bio_buffer_bytes);
 }
 
 }  // namespace nereid::gm

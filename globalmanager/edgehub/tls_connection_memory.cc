@@ -5,11 +5,10 @@
 //  - OpenSSL keeps a 16 KiB read and a 16 KiB write record buffer per connection for its whole
 //    life unless SSL_MODE_RELEASE_BUFFERS is set; with it they are freed when empty and allocated
 //    again for the next record (nginx sets it for the same reason).
-//  - Not done, though measured: gRPC's TLS handshaker also keeps a BIO pair of 17 KiB per direction
-//    for the connection's life. An 8 KiB incoming side saved 9 KiB per node, but gRPC 1.51 drops
-//    handshake bytes that do not fit before the handshake is done, which would have refused nodes
-//    whose certificate chain is over about 7 KiB (three RSA-4096 intermediates). A limit on
-//    which PKI a user may run is not worth 9 KiB.
+//  - Not here: gRPC's TLS handshaker also keeps a BIO pair of 17 KiB per direction for the
+//    connection's life. The static gRPC's patch 0003 sizes it (IdleStreamOptions::
+//    tls_bio_buffer_bytes) and feeds a handshake flight larger than it in pieces; gRPC 1.51 alone
+//    dropped the bytes that did not fit, which refused certificate chains larger than the BIO.
 //
 // This SSL_new comes before libssl's in the process's symbol lookup (the executable is searched
 // first; a static gRPC binds to it at link time) and calls the library's own. It applies to every

@@ -4,6 +4,9 @@
 // buffers and the 4 KiB TLS records cross an mTLS Sync stream intact in both directions.
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,8 +21,11 @@ namespace nereid::gm {
 namespace {
 
 namespace v1 = edge::v1;
+using ::nereid::testing::CertSet;
 using ::nereid::testing::DatasetResource;
 using ::nereid::testing::Item;
+using ::nereid::testing::OwnedCertSet;
+using ::nereid::testing::MakeCertSet;
 using ::nereid::testing::TestCerts;
 using ::nereid::testing::TestNode;
 
@@ -70,6 +76,52 @@ TEST_CASE("messages far larger than the TLS buffers cross an mTLS stream both wa
   v1::Change change = node.NextChange();
   REQUIRE(change.has_upsert());
   CHECK(change.upsert().dataset().url() == url);
+  (*server)->Stop(absl::Seconds(1));
+}
+
+// Issues `node` a certificate from `certs`' CA carrying `padding` bytes in a private extension.
+void IssuePaddedNodeCertificate(const CertSet& certs, const std::string& node, int padding) {
+  const std::string base = certs.dir + "/nodes/" + node;
+  {
+    std::ofstream ext(base + ".ext");
+    ext << "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+        << "extendedKeyUsage=clientAuth\nsubjectAltName=DNS:" << node << "\n"
+        << "1.3.6.1.4.1.58888.1=ASN1:UTF8String:" << std::string(padding, 'p') << "\n";
+  }
+  const std::string command =
+      "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out '" + base +
+      ".key' 2>/dev/null && openssl req -new -key '" + base + ".key' -subj /O=nereid/CN=" + node +
+      " -out '" + base + ".csr' && openssl x509 -req -in '" + base + ".csr' -CA '" + certs.ca +
+      "' -CAkey '" + certs.dir + "/ca.key' -CAcreateserial -CAserial '" + base +
+      ".srl' -days 1 -sha256 -extfile '" + base + ".ext' -out '" + base + ".crt' 2>/dev/null";
+  REQUIRE(std::system(command.c_str()) == 0);
+  REQUIRE(std::filesystem::file_size(base + ".crt") > static_cast<std::uintmax_t>(padding));
+}
+
+TEST_CASE("a node whose certificate is far larger than the TLS buffers connects",
+          "[edgehub][tls]") {
+  // 20 KiB of certificate: its flight is five times the GM's 4 KiB TLS buffer (and larger than
+  // OpenSSL's 17 KiB), which the handshake must take in pieces (scripts/grpc-patches/0003).
+  std::unique_ptr<OwnedCertSet> certs = MakeCertSet("edge-a");
+  IssuePaddedNodeCertificate(certs->set(), "edge-big", 20 * 1024);
+  EdgeHub hub(EdgeHub::Options{});
+  hub.MarkSynced();
+  EdgeHubServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.tls = certs->set().ServerTls();
+  auto server = EdgeHubServer::Start(&hub, server_options);
+  REQUIRE(server.ok());
+
+  TestNode node((*server)->port(), certs->set(), "edge-big");
+  node.Hello("edge-big");
+  std::optional<v1::SyncResponse> reply = node.Next();
+  REQUIRE(reply.has_value());
+  CHECK(reply->hello_reply().node_name() == "edge-big");
+  REQUIRE(hub.Upsert("edge-big", DatasetResource("ds", "1", "edge-big")).ok());
+  std::optional<v1::SyncResponse> done = node.Next();
+  REQUIRE(done.has_value());
+  CHECK(done->has_resync_done());
+  CHECK(node.NextChange().upsert().ref().name() == "ds");
   (*server)->Stop(absl::Seconds(1));
 }
 
