@@ -340,6 +340,8 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
   {
     absl::MutexLock lock(&mu_);
     awaiting_hello_.erase(session->id());
+    // Ended meanwhile (its Hello came too late, or the node left): not installed.
+    if (session->finishing()) return false;
     if (shutting_down_) {
       session->RequestFinish(GrpcError(grpc::StatusCode::UNAVAILABLE, "GM shutting down"));
       return false;
@@ -456,30 +458,35 @@ void EdgeHub::ReleaseConnectionStreamLocked(const std::string& connection) {
   }
 }
 
+std::size_t EdgeHub::streams_awaiting_hello() const {
+  absl::MutexLock lock(&mu_);
+  return awaiting_hello_.size();
+}
+
 int EdgeHub::EndStreamsWithoutHello() {
   if (options_.hello_timeout <= absl::ZeroDuration()) return 0;
   const absl::Time opened_before = options_.clock->Now() - options_.hello_timeout;
+  const std::string why = absl::StrCat("no Hello within ",
+                                       absl::FormatDuration(options_.hello_timeout),
+                                       " of opening the stream");
   std::vector<std::shared_ptr<Session>> silent;
   {
+    // Finished under mu_, so a Hello read meanwhile finds its session finishing (HandleHello).
     absl::MutexLock lock(&mu_);
     for (auto it = awaiting_hello_.begin(); it != awaiting_hello_.end();) {
       if (it->second.opened > opened_before) {
         ++it;
         continue;
       }
-      if (std::shared_ptr<Session> session = it->second.session.lock()) {
+      std::shared_ptr<Session> session = it->second.session.lock();
+      if (session != nullptr &&
+          session->RequestFinish(GrpcError(grpc::StatusCode::DEADLINE_EXCEEDED, why))) {
         silent.push_back(std::move(session));
       }
       awaiting_hello_.erase(it++);
     }
   }
-  const std::string why = absl::StrCat("no Hello within ",
-                                       absl::FormatDuration(options_.hello_timeout),
-                                       " of opening the stream");
-  for (const std::shared_ptr<Session>& session : silent) {
-    session->RequestFinish(GrpcError(grpc::StatusCode::DEADLINE_EXCEEDED, why));
-    session->Pump();
-  }
+  for (const std::shared_ptr<Session>& session : silent) session->Pump();
   int ended = static_cast<int>(silent.size());
   if (options_.relay != nullptr) ended += options_.relay->EndStreamsWithoutHello(options_.hello_timeout);
   if (ended > 0) {

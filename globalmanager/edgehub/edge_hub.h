@@ -151,6 +151,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // not hold it, and its connection, for good. EdgeHubServer calls it every second; returns how
   // many it ended.
   int EndStreamsWithoutHello();
+  // Streams opened here whose Hello has not come yet (ended or not).
+  std::size_t streams_awaiting_hello() const;
 
   std::vector<NodeStatus> Nodes() const;
   NodeStatus Node(std::string_view node) const;

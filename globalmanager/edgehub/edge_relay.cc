@@ -182,14 +182,11 @@ int EdgeRelay::EndStreamsWithoutHello(absl::Duration timeout) {
       opened_.erase(it++);
     }
   }
+  const grpc::Status why(
+      grpc::StatusCode::DEADLINE_EXCEEDED,
+      absl::StrCat("no Hello within ", absl::FormatDuration(timeout), " of opening the stream"));
   int ended = 0;
-  for (const auto& stream : due) {
-    if (!stream->AwaitingHello()) continue;
-    stream->Cancel(grpc::Status(
-        grpc::StatusCode::DEADLINE_EXCEEDED,
-        absl::StrCat("no Hello within ", absl::FormatDuration(timeout), " of opening the stream")));
-    ++ended;
-  }
+  for (const auto& stream : due) ended += stream->CancelIfAwaitingHello(why) ? 1 : 0;
   return ended;
 }
 

@@ -26,8 +26,9 @@ struct IdleStreamOptions {
   // never goes below a whole TLS frame. Takes the static gRPC's patch
   // (scripts/grpc-patches/0003), without which it has no effect.
   int tls_bio_buffer_bytes = 4096;
-  // A connection that carries no stream this long is closed (HTTP/2 GOAWAY): the LC holds its
-  // stream for the connection's life, so only a client that left nothing open is closed.
+  // A connection that carries no stream this long is closed (a final GOAWAY, then the close):
+  // the LC holds its stream for the connection's life, so only a client that left nothing open
+  // is closed.
   int max_connection_idle_ms = 5 * 60 * 1000;
 };
 

@@ -132,9 +132,15 @@ std::string RelayedStream::node() const {
   return node_name_;
 }
 
-bool RelayedStream::AwaitingHello() const {
-  absl::MutexLock lock(&mu_);
-  return !upstream_started_ && !cancelled_.has_value() && !node_gone_ && !finish_called_;
+bool RelayedStream::CancelIfAwaitingHello(grpc::Status status) {
+  Ending ending{std::move(status), ""};
+  {
+    absl::MutexLock lock(&mu_);
+    if (upstream_started_ || cancelled_.has_value() || node_gone_ || finish_called_) return false;
+    cancelled_ = ending;  // a Hello read meanwhile ends with it (OnHello)
+  }
+  FinishNode(std::move(ending));
+  return true;
 }
 
 void RelayedStream::OnHello(const v1::SyncRequest* hello) {

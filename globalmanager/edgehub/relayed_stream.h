@@ -68,8 +68,9 @@ class RelayedStream : public std::enable_shared_from_this<RelayedStream> {
   void Cancel(grpc::Status status, std::string owner = "");
   // The node the stream relays for: "" before its Hello passed and once it is ending.
   std::string node() const;
-  // Whether the node's Hello has not passed yet and the stream is not ending.
-  bool AwaitingHello() const;
+  // Ends the stream with `status` if the node's Hello has not passed yet and it is not ending;
+  // returns whether it did. One step, so a Hello passing meanwhile keeps its stream.
+  bool CancelIfAwaitingHello(grpc::Status status);
   // An owner address that did not serve the node (it is not moved there).
   const std::string& unserved_owner() const { return hooks_.unserved_owner; }
 

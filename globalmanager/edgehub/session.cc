@@ -44,12 +44,13 @@ void Session::OnWriteDone(bool ok) {
   }
 }
 
-void Session::RequestFinish(grpc::Status status, std::string owner) {
+bool Session::RequestFinish(grpc::Status status, std::string owner) {
   absl::MutexLock lock(&mu_);
-  if (finish_requested_) return;
+  if (finish_requested_) return false;
   finish_requested_ = true;
   finish_status_ = std::move(status);
   finish_owner_ = std::move(owner);
+  return true;
 }
 
 bool Session::finishing() const {

@@ -70,9 +70,9 @@ class Session {
   // OnDone: no more gRPC operations on this stream.
   void Detach();
   void OnWriteDone(bool ok);
-  // Finishes the stream once the write in flight (if any) is done; the first status wins.
-  // `owner`: the replica the node should dial instead (sent as a trailer), or "".
-  void RequestFinish(grpc::Status status, std::string owner = "");
+  // Finishes the stream once the write in flight (if any) is done; the first status wins (true
+  // when it is this one). `owner`: the replica the node should dial instead (a trailer), or "".
+  bool RequestFinish(grpc::Status status, std::string owner = "");
   // Starts the next write (control messages first, then changes while the in-flight window has
   // room) or the pending Finish. Call with no lock held.
   void Pump();
