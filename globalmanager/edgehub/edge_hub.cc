@@ -488,7 +488,9 @@ int EdgeHub::EndStreamsWithoutHello() {
   }
   for (const std::shared_ptr<Session>& session : silent) session->Pump();
   int ended = static_cast<int>(silent.size());
-  if (options_.relay != nullptr) ended += options_.relay->EndStreamsWithoutHello(options_.hello_timeout);
+  if (options_.relay != nullptr) {
+    ended += options_.relay->EndStreamsWithoutHello(options_.hello_timeout);
+  }
   if (ended > 0) {
     metrics_.hello_timeouts().Increment(ended);
     LOG(WARNING) << "edge hub: ended " << ended << " streams that sent no Hello within "

@@ -22,9 +22,9 @@ struct IdleStreamOptions {
   // patch (scripts/grpc-patches/0002), without which it has no effect.
   int tcp_read_chunk_bytes = 2048;
   // Each direction of the buffer pair between OpenSSL and the socket, kept for the connection's
-  // life: its pages become resident as traffic wraps it. gRPC's is 17 KiB; the outgoing side
-  // never goes below a whole TLS frame. Takes the static gRPC's patch
-  // (scripts/grpc-patches/0003), without which it has no effect.
+  // life: as much of it stays resident as the largest handshake read or TLS record touched.
+  // gRPC's is 17 KiB; the outgoing side never goes below a whole TLS frame. Takes the static
+  // gRPC's patch (scripts/grpc-patches/0003), without which it has no effect.
   int tls_bio_buffer_bytes = 4096;
   // A connection that carries no stream this long is closed (a final GOAWAY, then the close):
   // the LC holds its stream for the connection's life, so only a client that left nothing open
