@@ -15,7 +15,8 @@
 //                    routing to the ready replica would send them: each node is served by the
 //                    replica rendezvous hashing gives it, relayed when that is the standby)
 //       [--spread]  (with --relay or --shards: the nodes dial the leader and the standby in turn,
-//                    as a Service over both ready replicas would spread them; --ready-while-relaying)
+//                    as a Service over both ready replicas would spread them:
+//                    --ready-while-relaying)
 //       [--churn K]  (after the reports, every Dataset's url changes K times, each change sent to
 //                     its node: the long-lived connections' ring buffers wrap, as on a GM that
 //                     has run for hours; the phase prints the GM's RSS growth per node)
@@ -683,7 +684,9 @@ absl::Status FanoutBench::ChurnDatasets() {
     std::vector<std::thread> threads;
     for (int t = 0; t < flags_.create_threads; ++t) threads.emplace_back(worker, round);
     for (std::thread& thread : threads) thread.join();
-    if (failed.load() > 0) return absl::InternalError(absl::StrCat(failed.load(), " patches failed"));
+    if (failed.load() > 0) {
+      return absl::InternalError(absl::StrCat(failed.load(), " patches failed"));
+    }
     // A node may skip a version the GM coalesced away: wait for the round's count, at most.
     const int64_t expected = upserts_before + int64_t{total_} * round;
     if (!sim_->WaitFor([&](const SimTally& t) { return t.upserts.load() >= expected; },
