@@ -24,8 +24,8 @@ namespace v1 = edge::v1;
 using ::nereid::testing::CertSet;
 using ::nereid::testing::DatasetResource;
 using ::nereid::testing::Item;
-using ::nereid::testing::OwnedCertSet;
 using ::nereid::testing::MakeCertSet;
+using ::nereid::testing::OwnedCertSet;
 using ::nereid::testing::TestCerts;
 using ::nereid::testing::TestNode;
 
