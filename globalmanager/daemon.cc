@@ -32,6 +32,20 @@ std::string AdvertisedEdgeAddress(const std::string& configured, int hub_port) {
   return address->ToString();
 }
 
+// The namespace, identity and timings of every Lease a replica holds (the leader Lease and, with
+// edge shards, its own shard Lease).
+kube::LeaderElectionConfig LeaseHolder(const LeaderElectionSettings& settings,
+                                       const std::string& lease_namespace) {
+  kube::LeaderElectionConfig lease;
+  lease.lease_namespace = lease_namespace;
+  lease.identity = settings.identity;
+  lease.lease_duration = settings.lease_duration;
+  lease.renew_deadline = settings.renew_deadline;
+  lease.retry_period = settings.retry_period;
+  lease.release_on_cancel = true;
+  return lease;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(GmConfig config, DaemonOptions options) {
@@ -120,12 +134,8 @@ absl::Status Daemon::Start() {
   if (config_.edge_shards) {
     EdgeShards::Options shards;
     shards.client = client_;
-    shards.lease_namespace = lease_namespace_;
     shards.group = config_.leader_election.lease_name;
-    shards.identity = identity();
-    shards.lease_duration = config_.leader_election.lease_duration;
-    shards.renew_deadline = config_.leader_election.renew_deadline;
-    shards.retry_period = config_.leader_election.retry_period;
+    shards.lease = LeaseHolder(config_.leader_election, lease_namespace_);
     shards.moves_per_second = static_cast<int>(config_.edge_moves_per_second);
     shards.registry = registry_;
     absl::StatusOr<std::unique_ptr<EdgeShards>> created = EdgeShards::Create(std::move(shards));
@@ -175,14 +185,8 @@ absl::Status Daemon::Start() {
   hub_server_ = *std::move(hub_server);
 
   if (config_.leader_election.enabled) {
-    kube::LeaderElectionConfig election;
-    election.lease_namespace = lease_namespace_;
+    kube::LeaderElectionConfig election = LeaseHolder(config_.leader_election, lease_namespace_);
     election.lease_name = config_.leader_election.lease_name;
-    election.identity = identity();
-    election.lease_duration = config_.leader_election.lease_duration;
-    election.renew_deadline = config_.leader_election.renew_deadline;
-    election.retry_period = config_.leader_election.retry_period;
-    election.release_on_cancel = true;
     election.on_started_leading = [this] { OnStartedLeading(); };
     election.on_stopped_leading = [this] { OnStoppedLeading(); };
     if (!config_.edge_advertise_address.empty()) {

@@ -44,13 +44,8 @@ std::string ShardLeaseName(const std::string& group, const std::string& identity
 // This replica's shard Lease, held like the leader Lease.
 kube::LeaderElectionConfig LeaseConfig(const EdgeShards::Options& options,
                                        const std::string& lease_name, const std::string& address) {
-  kube::LeaderElectionConfig lease;
-  lease.lease_namespace = options.lease_namespace;
+  kube::LeaderElectionConfig lease = options.lease;
   lease.lease_name = lease_name;
-  lease.identity = options.identity;
-  lease.lease_duration = options.lease_duration;
-  lease.renew_deadline = options.renew_deadline;
-  lease.retry_period = options.retry_period;
   lease.release_on_cancel = true;
   lease.labels[kShardLabel] = options.group;
   lease.holder_annotations[kEdgeAddressAnnotation] = address;
@@ -72,7 +67,7 @@ absl::StatusOr<std::unique_ptr<EdgeShards>> EdgeShards::Create(Options options) 
         "edge shards: the leader Lease's name \"", options.group,
         "\" must be a DNS name of at most 63 characters to label the shard Leases"));
   }
-  std::string lease_name = ShardLeaseName(options.group, options.identity);
+  std::string lease_name = ShardLeaseName(options.group, options.lease.identity);
   if (!IsDnsSubdomain(lease_name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "edge shards: \"", lease_name,
@@ -139,7 +134,7 @@ void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
 
   kube::ReflectorOptions watch;
   watch.name = "edge-shard-leases";
-  watch.ns = options_.lease_namespace;
+  watch.ns = options_.lease.lease_namespace;
   watch.label_selector = absl::StrCat(kShardLabel, "=", options_.group);
   watch_ = std::make_unique<kube::Reflector>(options_.client, kube::resources::Leases(),
                                              static_cast<kube::ReflectorStore*>(this),
@@ -149,8 +144,8 @@ void EdgeShards::Start(std::string address, EdgeHub* hub, EdgeRelay* relay) {
     kube::SetCurrentThreadName("gm-edge-shards");
     Run();
   });
-  LOG(INFO) << "edge shards: " << options_.identity << " serves its share of the nodes at "
-            << address << " (Lease " << options_.lease_namespace << "/" << lease_name_
+  LOG(INFO) << "edge shards: " << options_.lease.identity << " serves its share of the nodes at "
+            << address << " (Lease " << options_.lease.lease_namespace << "/" << lease_name_
             << ")";
 }
 
@@ -181,12 +176,12 @@ std::string EdgeShards::LiveSet::OwnerElsewhere(std::string_view node) const {
 
 EdgeShards::LiveSet EdgeShards::LiveLocked(absl::Time now) const {
   LiveSet live;
-  live.self = options_.identity;
+  live.self = options_.lease.identity;
   if (!started_ || stopped_) return live;
-  std::vector<std::pair<std::string, std::string>> members = {{options_.identity, address_}};
+  std::vector<std::pair<std::string, std::string>> members = {{options_.lease.identity, address_}};
   for (const auto& [name, peer] : peers_) {
     if (name == lease_name_ || peer.identity.empty() || peer.address.empty()) continue;
-    if (peer.identity == options_.identity) continue;  // a Lease of ours under another group?
+    if (peer.identity == options_.lease.identity) continue;  // a Lease of ours under another group?
     if (now >= peer.changed + peer.duration) continue;
     members.emplace_back(peer.identity, peer.address);
   }
@@ -346,7 +341,7 @@ void EdgeShards::CollectLeases() {
     kube::DeleteOptions delete_options;
     delete_options.precondition_resource_version = resource_version;
     absl::Status deleted = options_.client->Delete(kube::resources::Leases(),
-                                                   options_.lease_namespace, name, delete_options);
+                                                   options_.lease.lease_namespace, name, delete_options);
     if (deleted.ok()) {
       collected_->Increment();
       LOG(INFO) << "edge shards: deleted the Lease " << name << " of a replica gone";

@@ -59,12 +59,10 @@ class EdgeShards final : public NodeOwnership, private kube::ReflectorStore {
  public:
   struct Options {
     kube::KubeClient* client = nullptr;
-    std::string lease_namespace;
-    std::string group;     // the leader Lease's name
-    std::string identity;  // this replica's, as in the leader election
-    absl::Duration lease_duration = absl::Seconds(15);
-    absl::Duration renew_deadline = absl::Seconds(10);
-    absl::Duration retry_period = absl::Seconds(2);
+    std::string group;  // the leader Lease's name
+    // This replica's shard Lease is held as the leader Lease is: the namespace, identity and
+    // timings from here; its name, labels and annotation are the shards' own.
+    kube::LeaderElectionConfig lease;
     int moves_per_second = 100;
     absl::Duration sweep_period = absl::Seconds(1);
     absl::Duration collect_after = absl::Minutes(2);

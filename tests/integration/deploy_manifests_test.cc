@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/api/yaml_json.h"
@@ -268,13 +269,17 @@ TEST_CASE("deploy: RBAC is least privilege") {
   CHECK(lc_sa["automountServiceAccountToken"] == false);
 }
 
-TEST_CASE("deploy: the optional S3 Role grants only get on secrets, in one namespace") {
-  auto docs = api::YamlFileToJson(kDeploy + "/optional/s3-credentials-rbac.yaml");
+// A manifest of deploy/optional that is one Role and its RoleBinding.
+std::pair<Json, Json> OptionalRoleAndBinding(const std::string& file) {
+  auto docs = api::YamlFileToJson(kDeploy + "/optional/" + file);
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
   REQUIRE(docs->size() == 2);
-  const Json& role = (*docs)[0];
-  const Json& binding = (*docs)[1];
+  return {(*docs)[0], (*docs)[1]};
+}
+
+TEST_CASE("deploy: the optional S3 Role grants only get on secrets, in one namespace") {
+  const auto [role, binding] = OptionalRoleAndBinding("s3-credentials-rbac.yaml");
   CHECK(role["kind"] == "Role");  // Namespaced: never a ClusterRole.
   REQUIRE(role["rules"].size() == 1);
   CHECK(role["rules"][0]["resources"] == Json::array({"secrets"}));
@@ -288,12 +293,7 @@ TEST_CASE("deploy: the optional S3 Role grants only get on secrets, in one names
 }
 
 TEST_CASE("deploy: the optional edge-shards Role grants Leases only, in the GM's namespace") {
-  auto docs = api::YamlFileToJson(kDeploy + "/optional/edge-shards-rbac.yaml");
-  INFO(docs.status().ToString());
-  REQUIRE(docs.ok());
-  REQUIRE(docs->size() == 2);
-  const Json& role = (*docs)[0];
-  const Json& binding = (*docs)[1];
+  const auto [role, binding] = OptionalRoleAndBinding("edge-shards-rbac.yaml");
   CHECK(role["kind"] == "Role");  // Namespaced: never a ClusterRole.
   CHECK(kube::Namespace(role) == "sedna");
   REQUIRE(role["rules"].size() == 1);

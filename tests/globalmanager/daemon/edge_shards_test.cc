@@ -25,9 +25,9 @@ std::unique_ptr<EdgeShards> Replica(FakeKubeClient* server, FakeClock* clock,
                                     const std::string& identity) {
   EdgeShards::Options options;
   options.client = server;
-  options.lease_namespace = kNs;
+  options.lease.lease_namespace = kNs;
   options.group = kGroup;
-  options.identity = identity;
+  options.lease.identity = identity;
   options.clock = clock;
   auto created = EdgeShards::Create(std::move(options));
   REQUIRE(created.ok());
@@ -166,9 +166,9 @@ TEST_CASE("edge shards: the Lease is named after the identity, made a valid obje
                    const std::string& group = kGroup) -> absl::StatusOr<std::string> {
     EdgeShards::Options options;
     options.client = &server;
-    options.lease_namespace = kNs;
+    options.lease.lease_namespace = kNs;
     options.group = group;
-    options.identity = identity;
+    options.lease.identity = identity;
     auto created = EdgeShards::Create(std::move(options));
     if (!created.ok()) return created.status();
     return (*created)->lease_name();
@@ -187,10 +187,10 @@ TEST_CASE("edge shards: the Lease is named after the identity, made a valid obje
   // Lease timings as the leader election's: renew deadline > 1.2 x retry period.
   EdgeShards::Options bad_timing;
   bad_timing.client = &server;
-  bad_timing.lease_namespace = kNs;
+  bad_timing.lease.lease_namespace = kNs;
   bad_timing.group = kGroup;
-  bad_timing.identity = "gm-a";
-  bad_timing.retry_period = absl::Seconds(9);
+  bad_timing.lease.identity = "gm-a";
+  bad_timing.lease.retry_period = absl::Seconds(9);
   absl::StatusOr<std::unique_ptr<EdgeShards>> timing = EdgeShards::Create(bad_timing);
   REQUIRE_FALSE(timing.ok());
   CHECK(timing.status().message().find("edge shards: ") == 0);
