@@ -1,11 +1,13 @@
 #include "tools/devapiserver/admission.h"
 
+#include <map>
 #include <regex>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/kube/errors.h"
+#include "common/kube/selector.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "tools/devapiserver/schema.h"
@@ -290,6 +292,51 @@ absl::Status ValidateObject(const ResourceType& type, Json& object, const WriteO
   }
   if (!outcome.causes.empty()) {
     return kube::InvalidError(QualifiedKind(type), kube::Name(object), outcome.causes);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateWorkloadSelector(const ResourceType& type, const Json& object,
+                                      const Json* old) {
+  const std::string& r = type.resource.resource;
+  if (!type.builtin || type.resource.group != "apps" || (r != "deployments" && r != "daemonsets")) {
+    return absl::OkStatus();
+  }
+  auto invalid = [&](std::string message, std::string field) {
+    return kube::InvalidError(QualifiedKind(type), kube::Name(object),
+                              {{"FieldValueInvalid", std::move(message), std::move(field)}});
+  };
+  const Json* selector = kube::FindPath(object, "spec.selector");
+  if (selector == nullptr || !selector->is_object() || selector->empty()) {
+    return kube::InvalidError(QualifiedKind(type), kube::Name(object),
+                              {{"FieldValueRequired", "Required value", "spec.selector"}});
+  }
+  if (old != nullptr) {
+    const Json* before = kube::FindPath(*old, "spec.selector");
+    if (before != nullptr && *before != *selector) {
+      return invalid(absl::StrCat("Invalid value: ", selector->dump(), ": field is immutable"),
+                     "spec.selector");
+    }
+  }
+  auto parsed = kube::LabelSelector::FromJson(*selector);
+  if (!parsed.ok()) {
+    return invalid(absl::StrCat("Invalid value: ", selector->dump(), ": ", parsed.status().message()),
+                   "spec.selector");
+  }
+  if (parsed->empty()) {
+    return invalid("Invalid value: {}: empty selector is invalid for deployment", "spec.selector");
+  }
+  std::map<std::string, std::string> labels;
+  if (const Json* l = kube::FindPath(object, "spec.template.metadata.labels"); l && l->is_object()) {
+    for (const auto& [k, v] : l->items()) {
+      if (v.is_string()) labels[k] = v.get<std::string>();
+    }
+  }
+  if (!parsed->Matches(labels)) {
+    const Json* l = kube::FindPath(object, "spec.template.metadata.labels");
+    return invalid(absl::StrCat("Invalid value: ", l != nullptr ? l->dump() : "null",
+                                ": `selector` does not match template `labels`"),
+                   "spec.template.metadata.labels");
   }
   return absl::OkStatus();
 }

@@ -45,4 +45,10 @@ Json InitialCrdStatus(const Json& crd, std::string_view now);
 // options.field_validation, messages into options.warnings).
 absl::Status ValidateObject(const ResourceType& type, Json& object, const WriteOptions& options);
 
+// Deployments and DaemonSets (apps/v1), as upstream's validation: spec.selector is required, not
+// empty, and selects the pod template's labels; on an update (`old` set) it is immutable. A
+// controller that renders another selector than the live one is refused here as on a cluster.
+absl::Status ValidateWorkloadSelector(const ResourceType& type, const Json& object,
+                                      const Json* old);
+
 }  // namespace nereid::devapi

@@ -53,6 +53,9 @@ std::vector<ResourceType> BuiltinTypes() {
   types.push_back(Builtin(res::Events(), "event", {"ev"}, false));
   types.push_back(Builtin(res::Nodes(), "node", {"no"}, true));
   types.push_back(Builtin(res::ServiceAccounts(), "serviceaccount", {"sa"}, false));
+  // Stored only (nothing provisions volumes), for manifests that claim storage.
+  types.push_back(Builtin({"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true},
+                          "persistentvolumeclaim", {"pvc"}, true));
   ResourceType leases = Builtin(res::Leases(), "lease", {}, false);
   leases.allow_unconditional_update = false;  // as upstream: leader election relies on it
   types.push_back(std::move(leases));

@@ -210,6 +210,7 @@ absl::StatusOr<Json> Store::Create(const ResourceType& type, std::string_view ns
   ApplyBuiltinDefaults(type, object);
   FoldStringData(type, object);
   RETURN_IF_ERROR(ValidateObject(type, object, options));
+  RETURN_IF_ERROR(ValidateWorkloadSelector(type, object, nullptr));
   if (type.builtin && type.resource.resource == "customresourcedefinitions") {
     ASSIGN_OR_RETURN(ResourceType crd_type, TypeFromCrd(object));
     object["status"] = InitialCrdStatus(object, kube::FormatTimestamp(options_.clock->Now()));
@@ -290,6 +291,7 @@ absl::StatusOr<Json> Store::UpdateLocked(const ResourceType& type, const std::st
   if (subresource.empty()) ApplyBuiltinDefaults(type, next);
   FoldStringData(type, next);
   RETURN_IF_ERROR(ValidateObject(type, next, options));
+  if (subresource.empty()) RETURN_IF_ERROR(ValidateWorkloadSelector(type, next, &old));
   if (SpecPart(type, next) != SpecPart(type, old)) {
     next["metadata"]["generation"] = kube::Generation(old) + 1;
   }

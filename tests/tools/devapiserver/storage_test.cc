@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "common/kube/errors.h"
 #include "tests/tools/devapiserver/test_util.h"
 
@@ -586,6 +587,56 @@ TEST_CASE("persistence: state and the version counter survive a restart") {
     CHECK(kube::IsGone(f.store->Watch(f.ConfigMaps(), old, "v1").status()));
   }
   std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace nereid::devapi
+
+namespace nereid::devapi {
+namespace {
+
+Json DeploymentWith(const Json& selector_labels, const Json& template_labels) {
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", {{"name", "web"}}},
+          {"spec",
+           {{"selector", {{"matchLabels", selector_labels}}},
+            {"template",
+             {{"metadata", {{"labels", template_labels}}},
+              {"spec", {{"containers", Json::array({{{"name", "c"}, {"image", "i:1"}}})}}}}}}}};
+}
+
+TEST_CASE("deployments: the selector is required, selects the template, and is immutable") {
+  testing::StoreFixture f;
+  const ResourceType& deployments = f.Type("apps/deployments");
+  const Json labels = {{"app.sedna.io", "ji-Cloud-svc"}};
+
+  Json no_selector = DeploymentWith(labels, labels);
+  no_selector["spec"].erase("selector");
+  auto refused = f.store->Create(deployments, "default", no_selector);
+  REQUIRE(kube::IsInvalid(refused.status()));
+  CHECK(kube::Causes(refused.status()).at(0).field == "spec.selector");
+
+  auto mismatch = f.store->Create(deployments, "default",
+                                  DeploymentWith(labels, {{"app.sedna.io", "ji-cloud-svc"}}));
+  REQUIRE(kube::IsInvalid(mismatch.status()));
+  CHECK(kube::Causes(mismatch.status()).at(0).field == "spec.template.metadata.labels");
+
+  auto created = f.store->Create(deployments, "default", DeploymentWith(labels, labels));
+  REQUIRE(created.ok());
+  // The template may change (its labels still selected); the selector may not.
+  Json relabelled = *created;
+  relabelled["spec"]["template"]["metadata"]["labels"]["extra"] = "x";
+  auto updated = f.store->Update(deployments, "default", "web", relabelled);
+  REQUIRE(updated.ok());
+  Json reselected = *updated;
+  const Json lower = {{"app.sedna.io", "ji-cloud-svc"}};
+  reselected["spec"]["selector"]["matchLabels"] = lower;
+  reselected["spec"]["template"]["metadata"]["labels"] = lower;
+  auto immutable = f.store->Update(deployments, "default", "web", reselected);
+  REQUIRE(kube::IsInvalid(immutable.status()));
+  CHECK(kube::Causes(immutable.status()).at(0).field == "spec.selector");
+  CHECK(absl::StrContains(immutable.status().message(), "field is immutable"));
 }
 
 }  // namespace
