@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Conventions first (file length, comments citing issues, raw close()): a second, no build.
+scripts/check_conventions.sh
+
 scripts/install-deps.sh
 
 JOBS="${JOBS:-2}"
