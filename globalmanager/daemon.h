@@ -50,6 +50,7 @@
 #include "globalmanager/controllers/secret_cache.h"
 #include "globalmanager/edge_shards.h"
 #include "globalmanager/edgehub/edge_hub.h"
+#include "globalmanager/edgehub/edge_hub_dispatcher.h"
 #include "globalmanager/edgehub/server.h"
 #include "globalmanager/health_server.h"
 #include "prometheus/registry.h"

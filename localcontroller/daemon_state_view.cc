@@ -11,10 +11,10 @@
 #include "localcontroller/daemon.h"
 #include "localcontroller/dataset/dataset_monitor.h"
 #include "localcontroller/dataset/errors.h"
-#include "localcontroller/dataset_handler.h"
+#include "localcontroller/dataset/dataset_handler.h"
 #include "localcontroller/model/check_codec.h"
 #include "localcontroller/model/model_keeper.h"
-#include "localcontroller/model_handler.h"
+#include "localcontroller/model/model_handler.h"
 #include "localcontroller/worker/worker_intake.h"
 
 namespace nereid::lc {

@@ -12,12 +12,12 @@
 #include <cstring>
 #include <utility>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/memory/memory.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/log/log.h"
+#include "common/process/unique_fd.h"
 
 namespace nereid::http {
 namespace {
@@ -36,8 +36,8 @@ std::string Endpoint(const HttpListenerOptions& options) {
              : absl::StrCat(options.host, ":", options.port);
 }
 
-// A listening socket; the caller owns the descriptor.
-absl::StatusOr<int> BindListenSocket(const HttpListenerOptions& options) {
+// A listening socket.
+absl::StatusOr<UniqueFd> BindListenSocket(const HttpListenerOptions& options) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -50,10 +50,10 @@ absl::StatusOr<int> BindListenSocket(const HttpListenerOptions& options) {
         absl::StrCat("cannot resolve the listen host ", options.host, ": ", gai_strerror(error)));
   }
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, &freeaddrinfo);
-  const int fd = socket(found->ai_family, found->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                        found->ai_protocol);
-  if (fd < 0) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
-  absl::Cleanup close_on_error = [fd] { close(fd); };
+  UniqueFd socket_fd(socket(found->ai_family, found->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                            found->ai_protocol));
+  if (!socket_fd.valid()) return absl::UnavailableError(absl::StrCat("socket: ", strerror(errno)));
+  const int fd = socket_fd.get();
   // SO_REUSEADDR only: SO_REUSEPORT would let a second process bind the same port and receive
   // part of the requests; a busy port must be an error instead.
   const int yes = 1;
@@ -65,8 +65,7 @@ absl::StatusOr<int> BindListenSocket(const HttpListenerOptions& options) {
   if (listen(fd, SOMAXCONN) != 0) {
     return absl::UnavailableError(absl::StrCat("listen: ", strerror(errno)));
   }
-  std::move(close_on_error).Cancel();
-  return fd;
+  return socket_fd;
 }
 
 absl::StatusOr<int> BoundPort(int fd) {
@@ -101,10 +100,9 @@ class HttpListener::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
-    absl::StatusOr<int> fd = BindListenSocket(options_);
+    absl::StatusOr<UniqueFd> fd = BindListenSocket(options_);
     if (!fd.ok()) return fd.status();
-    absl::Cleanup close_on_error = [fd = *fd] { close(fd); };
-    absl::StatusOr<int> port = BoundPort(*fd);
+    absl::StatusOr<int> port = BoundPort(fd->get());
     if (!port.ok()) return port.status();
     port_ = *port;
 
@@ -112,7 +110,7 @@ class HttpListener::Impl {
     const unsigned idle_seconds = static_cast<unsigned>(
         std::max<int64_t>(absl::ToInt64Seconds(options_.idle_timeout), 1));
     std::vector<MHD_OptionItem> items = {
-        {MHD_OPTION_LISTEN_SOCKET, *fd, nullptr},
+        {MHD_OPTION_LISTEN_SOCKET, fd->get(), nullptr},
         {MHD_OPTION_CONNECTION_LIMIT, static_cast<intptr_t>(options_.max_connections), nullptr},
         {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(idle_seconds), nullptr},
         {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(&Impl::OnCompleted), this},
@@ -130,7 +128,7 @@ class HttpListener::Impl {
       return absl::UnavailableError(absl::StrCat("the listener on ", Endpoint(options_),
                                                  " did not start (libmicrohttpd refused it)"));
     }
-    std::move(close_on_error).Cancel();  // libmicrohttpd closes its listen socket when it stops
+    fd->Release();  // libmicrohttpd closes its listen socket when it stops
     return absl::OkStatus();
   }
 

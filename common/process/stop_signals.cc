@@ -44,9 +44,9 @@ StopSignalWatcher::StopSignalWatcher(Handler on_signal) : on_signal_(std::move(o
   // would still take the signal's default action.
   BlockStopSignals();
   const sigset_t signals = StopSignalSet();
-  signal_fd_ = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
-  wake_fd_ = eventfd(0, EFD_CLOEXEC);
-  if (signal_fd_ < 0 || wake_fd_ < 0) {
+  signal_fd_.Reset(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
+  wake_fd_.Reset(eventfd(0, EFD_CLOEXEC));
+  if (!signal_fd_.valid() || !wake_fd_.valid()) {
     // Out of file descriptors at startup: the signals stay blocked, so the process can still be
     // stopped with SIGKILL; say why SIGTERM does nothing.
     LOG(ERROR) << "stop signals: cannot watch SIGTERM/SIGINT: " << std::strerror(errno);
@@ -58,18 +58,16 @@ StopSignalWatcher::StopSignalWatcher(Handler on_signal) : on_signal_(std::move(o
 StopSignalWatcher::~StopSignalWatcher() {
   if (thread_.joinable()) {
     const uint64_t one = 1;
-    while (write(wake_fd_, &one, sizeof(one)) < 0 && errno == EINTR) {
+    while (write(wake_fd_.get(), &one, sizeof(one)) < 0 && errno == EINTR) {
     }
     thread_.join();
   }
-  if (signal_fd_ >= 0) close(signal_fd_);
-  if (wake_fd_ >= 0) close(wake_fd_);
 }
 
 void StopSignalWatcher::Run() {
   int count = 0;
   while (true) {
-    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{signal_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
       LOG(ERROR) << "stop signals: poll: " << std::strerror(errno);
@@ -78,7 +76,7 @@ void StopSignalWatcher::Run() {
     if (fds[1].revents != 0) return;  // the destructor asked to stop
     if (fds[0].revents == 0) continue;
     signalfd_siginfo info;
-    ssize_t got = read(signal_fd_, &info, sizeof(info));
+    ssize_t got = read(signal_fd_.get(), &info, sizeof(info));
     if (got != static_cast<ssize_t>(sizeof(info))) continue;  // EAGAIN/EINTR: poll again
     on_signal_(static_cast<int>(info.ssi_signo), ++count);
   }

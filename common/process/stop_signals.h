@@ -16,6 +16,8 @@
 #include <functional>
 #include <thread>
 
+#include "common/process/unique_fd.h"
+
 namespace nereid::process {
 
 // Blocks SIGTERM and SIGINT in the calling thread. Call it in main() before any other thread
@@ -44,8 +46,8 @@ class StopSignalWatcher {
   void Run();
 
   Handler on_signal_;
-  int signal_fd_ = -1;  // signalfd for SIGTERM and SIGINT
-  int wake_fd_ = -1;    // eventfd the destructor writes to end Run()
+  UniqueFd signal_fd_;  // signalfd for SIGTERM and SIGINT
+  UniqueFd wake_fd_;    // eventfd the destructor writes to end Run()
   std::thread thread_;
 };
 

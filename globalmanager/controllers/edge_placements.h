@@ -62,7 +62,7 @@ class EdgePlacements {
   // Every node drops `key`.
   absl::Status Forget(const std::string& key, EdgeChange* change = nullptr);
 
-  // The nodes holding `key` (for reports: "is this node one of the object's", and tests).
+  // The nodes holding `key`.
   std::set<std::string> Nodes(const std::string& key) const;
   bool Holds(const std::string& key, std::string_view node) const;
   // The uid of the object `key` was last synced as ("" when it is on no node).

@@ -120,18 +120,6 @@ ReportOutcome FeatureExtractionController::HandleReport(std::string_view node,
   }
   std::vector<api::Metric> metrics;
   if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
-  if (!OnEdgeNode(key, node, ref.uid())) {
-    const bool recreated = OnEdgeNode(key, node, "");
-    if (recreated || EdgeNodes(key).empty()) {
-      return ReportOutcome::Rejected(
-          "ObjectGone", absl::StrCat("featureextractionservice ", key,
-                                     recreated ? " was re-created (uid changed)"
-                                               : " is not (or no longer) on any edge node"));
-    }
-    return ReportOutcome::Rejected("NotThisNode",
-                                   absl::StrCat("featureextractionservice ", key,
-                                                " has no worker on node ", std::string(node)));
-  }
   kube::ObjectPtr cached;
   if (absl::StatusOr<kube::ObjectPtr> hit = services()->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);

@@ -495,15 +495,6 @@ ReportOutcome InferenceJobController::HandleReport(std::string_view node,
   }
   std::vector<api::Metric> metrics;
   if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
-  const std::string placed_uid = placements_.Uid(key);
-  const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
-  if (gone || !placements_.Holds(key, node)) {
-    return ReportOutcome::Rejected(
-        gone ? "ObjectGone" : "NotThisNode",
-        absl::StrCat(ToAbsl(kind_.name), " ", key,
-                     gone ? " is not (or no longer) on any edge node"
-                          : absl::StrCat(" has no worker on node ", ToAbsl(node))));
-  }
   if (!kind_.reports_to_metrics) return ReportOutcome::Accepted();  // Nothing to record.
   ObjectPtr cached;
   if (absl::StatusOr<ObjectPtr> hit = jobs_->GetLister().GetByKey(key); hit.ok()) {

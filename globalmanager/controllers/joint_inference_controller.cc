@@ -376,15 +376,6 @@ ReportOutcome JointInferenceController::HandleReport(std::string_view node,
   }
   std::vector<api::Metric> metrics;
   if (std::optional<ReportOutcome> bad = ReadWorkerMetrics(report, &metrics)) return *bad;
-  const std::string placed_uid = placements_.Uid(key);
-  const bool gone = placed_uid.empty() || (!ref.uid().empty() && placed_uid != ref.uid());
-  if (gone || !placements_.Holds(key, node)) {
-    return ReportOutcome::Rejected(
-        gone ? "ObjectGone" : "NotThisNode",
-        absl::StrCat("jointinferenceservice ", key,
-                     gone ? " is not (or no longer) on any edge node"
-                          : absl::StrCat(" has no edge worker on node ", ToAbsl(node))));
-  }
   kube::ObjectPtr cached;
   if (absl::StatusOr<kube::ObjectPtr> hit = services_->GetLister().GetByKey(key); hit.ok()) {
     cached = *std::move(hit);

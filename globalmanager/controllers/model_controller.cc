@@ -281,10 +281,6 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
   if (ref.kind() != kKind || !report.has_model()) {
     return RejectedPayload(report, "a model status");
   }
-  if (!placements_.Holds(key, node)) {
-    return ReportOutcome::Rejected(
-        "NotThisNode", absl::StrCat("model ", key, " is not sent to node ", ToAbsl(node)));
-  }
   const v1::ModelStatus& reported = report.model();
   std::string reason = reported.error_reason();
   if (!reported.verified() && reason.empty()) reason = std::string(reasons::kNotVerified);

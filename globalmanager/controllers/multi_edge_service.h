@@ -75,10 +75,6 @@ class MultiEdgeServiceController : public ReconcilingController {
   std::vector<std::string> EdgeNodes(const std::string& key) const {
     return placements_.Nodes(key);
   }
-  // Whether `node` holds a worker of the service `key` with this uid ("" = any).
-  bool OnEdgeNode(const std::string& key, std::string_view node, std::string_view uid) const {
-    return placements_.Holds(key, node, uid);
-  }
 
  protected:
   struct KindInfo {

@@ -39,7 +39,8 @@ class ReportSink {
  public:
   virtual ~ReportSink() = default;
   // Runs on a report worker; may block on the Kubernetes API (bounded by the client's timeouts).
-  // `node` is the node the hub authenticated; the hub already checked that it is sent the object.
+  // `node` is the node the hub authenticated; the hub already checked that it is sent the object
+  // (RefuseForeignReport, edgehub/report_ownership.h), so a sink does not check it again.
   virtual ReportOutcome HandleReport(std::string_view node,
                                      const edge::v1::StatusReport& report) = 0;
 };

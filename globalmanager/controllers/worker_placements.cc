@@ -104,16 +104,4 @@ std::vector<std::string> WorkerPlacements::Nodes(const std::string& key) const {
   return {nodes.begin(), nodes.end()};
 }
 
-bool WorkerPlacements::Holds(const std::string& key, std::string_view node,
-                             std::string_view uid) const {
-  absl::MutexLock lock(&mu_);
-  auto it = names_.find(key);
-  if (it == names_.end()) return false;
-  for (const std::string& name : it->second) {
-    const std::string worker = WorkerKey(key, name);
-    if (workers_.Holds(worker, node) && (uid.empty() || workers_.Uid(worker) == uid)) return true;
-  }
-  return false;
-}
-
 }  // namespace nereid::gm

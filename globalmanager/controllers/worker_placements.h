@@ -43,8 +43,6 @@ class WorkerPlacements {
 
   // The nodes holding a worker of `key` (sorted).
   std::vector<std::string> Nodes(const std::string& key) const;
-  // Whether `node` holds a worker of `key` sent for this uid ("" = any).
-  bool Holds(const std::string& key, std::string_view node, std::string_view uid) const;
 
  private:
   // The EdgePlacements key of the worker `name` of the service `key`.

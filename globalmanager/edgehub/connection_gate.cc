@@ -80,10 +80,13 @@ int PortOf(int fd) {
 }
 
 // A non-blocking listening socket on `address`; an IPv6 one also takes IPv4 when `dual_stack`.
-absl::StatusOr<int> ListenOn(sockaddr_storage address, int port, bool dual_stack) {
+absl::StatusOr<UniqueFd> ListenOn(sockaddr_storage address, int port, bool dual_stack) {
   SetPort(address, port);
-  const int fd = ::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::UnavailableError(absl::StrCat("socket: ", ErrnoText(errno)));
+  UniqueFd socket_fd(::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!socket_fd.valid()) {
+    return absl::UnavailableError(absl::StrCat("socket: ", ErrnoText(errno)));
+  }
+  const int fd = socket_fd.get();
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (address.ss_family == AF_INET6) {
@@ -95,11 +98,10 @@ absl::StatusOr<int> ListenOn(sockaddr_storage address, int port, bool dual_stack
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), length) != 0 ||
       ::listen(fd, ListenBacklog()) != 0) {
     const int error = errno;
-    ::close(fd);
     return absl::UnavailableError(absl::StrCat(
         error == EADDRINUSE ? "address in use" : "cannot listen", ": ", ErrnoText(error)));
   }
-  return fd;
+  return socket_fd;
 }
 
 // The addresses to listen on for `host`: what the resolver says, or, when that is the unspecified
@@ -205,7 +207,7 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
       ListenAddresses(host_port->host, &unspecified);
   if (!addresses.ok()) return addresses.status();
 
-  std::vector<int> listeners;
+  std::vector<UniqueFd> listeners;
   int port = host_port->port;
   absl::Status last_error =
       absl::UnavailableError(absl::StrCat("\"", listen, "\" names no address"));
@@ -213,13 +215,13 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
     // The unspecified host: the dual-stack IPv6 socket covers IPv4 too; IPv4 alone where the
     // host has no IPv6.
     if (unspecified && !listeners.empty()) break;
-    absl::StatusOr<int> fd = ListenOn(address, port, /*dual_stack=*/unspecified);
+    absl::StatusOr<UniqueFd> fd = ListenOn(address, port, /*dual_stack=*/unspecified);
     if (!fd.ok()) {
       last_error = fd.status();
       continue;
     }
-    listeners.push_back(*fd);
-    if (port == 0) port = PortOf(*fd);  // the others take the same port
+    if (port == 0) port = PortOf(fd->get());  // the others take the same port
+    listeners.push_back(*std::move(fd));
   }
   if (listeners.empty()) return last_error;
   if (!unspecified && listeners.size() < addresses->size()) {
@@ -227,22 +229,21 @@ absl::StatusOr<std::unique_ptr<ConnectionGate>> ConnectionGate::Listen(
                  << " addresses, listening on " << listeners.size() << " (" << last_error.message()
                  << ")";
   }
-  const int wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd < 0) {
-    for (int fd : listeners) ::close(fd);
+  UniqueFd wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!wake_fd.valid()) {
     return absl::ResourceExhaustedError(absl::StrCat("eventfd: ", ErrnoText(errno)));
   }
   return std::unique_ptr<ConnectionGate>(new ConnectionGate(
-      std::move(listeners), port, wake_fd,
+      std::move(listeners), port, std::move(wake_fd),
       static_cast<int>(absl::ToInt64Milliseconds(tcp_user_timeout)), options, metrics));
 }
 
-ConnectionGate::ConnectionGate(std::vector<int> listeners, int port, int wake_fd,
+ConnectionGate::ConnectionGate(std::vector<UniqueFd> listeners, int port, UniqueFd wake_fd,
                                int tcp_user_timeout_ms, HandshakeAdmissionOptions options,
                                HubMetrics* metrics)
     : listeners_(std::move(listeners)),
       port_(port),
-      wake_fd_(wake_fd),
+      wake_fd_(std::move(wake_fd)),
       tcp_user_timeout_ms_(tcp_user_timeout_ms),
       metrics_(metrics),
       admission_(options) {}
@@ -274,27 +275,25 @@ void ConnectionGate::Stop() {
     Wake();
   }
   if (thread_.joinable()) thread_.join();
-  for (int fd : listeners_) ::close(fd);
-  {
-    absl::MutexLock lock(&mu_);
-    for (const HandshakeAdmission::Connection& waiting : admission_.TakeQueued()) {
-      ::close(waiting.fd);
-    }
-    metrics_->connections_waiting().Set(0);
+  listeners_.clear();
+  absl::MutexLock lock(&mu_);
+  for (const HandshakeAdmission::Connection& waiting : admission_.TakeQueued()) {
+    UniqueFd closed(waiting.fd);
   }
-  ::close(wake_fd_);
+  metrics_->connections_waiting().Set(0);
+  wake_fd_.Reset();
 }
 
 void ConnectionGate::Wake() {
   const uint64_t one = 1;
   // An eventfd write fails only when the counter is full, and then the gate is woken anyway.
-  [[maybe_unused]] ssize_t written = ::write(wake_fd_, &one, sizeof(one));
+  [[maybe_unused]] ssize_t written = ::write(wake_fd_.get(), &one, sizeof(one));
 }
 
 void ConnectionGate::Run() {
   std::vector<pollfd> polled;
-  for (int fd : listeners_) polled.push_back(pollfd{fd, POLLIN, 0});
-  polled.push_back(pollfd{wake_fd_, POLLIN, 0});
+  for (const UniqueFd& fd : listeners_) polled.push_back(pollfd{fd.get(), POLLIN, 0});
+  polled.push_back(pollfd{wake_fd_.get(), POLLIN, 0});
   absl::Time paused_until = absl::InfinitePast();
   absl::Time next_sweep = absl::Now() + kSweepInterval;
   for (;;) {
@@ -324,10 +323,10 @@ void ConnectionGate::Run() {
     }
     if (polled.back().revents & POLLIN) {
       uint64_t count = 0;
-      [[maybe_unused]] ssize_t read = ::read(wake_fd_, &count, sizeof(count));
+      [[maybe_unused]] ssize_t read = ::read(wake_fd_.get(), &count, sizeof(count));
     }
     for (std::size_t i = 0; i < listeners_.size(); ++i) {
-      if ((polled[i].revents & POLLIN) != 0 && !AcceptAll(listeners_[i])) {
+      if ((polled[i].revents & POLLIN) != 0 && !AcceptAll(listeners_[i].get())) {
         paused_until = absl::Now() + kAcceptPause;
       }
     }
@@ -408,21 +407,22 @@ std::vector<HandshakeAdmission::Decision> ConnectionGate::Sweep() {
 void ConnectionGate::CarryOut(const std::vector<HandshakeAdmission::Decision>& decisions) {
   for (const HandshakeAdmission::Decision& decision : decisions) {
     const HandshakeAdmission::Connection& connection = decision.connection;
+    if (decision.verdict == HandshakeAdmission::Verdict::kHandOver) {
+      hand_over_(connection.listener_fd, connection.fd);
+      continue;
+    }
+    UniqueFd refused(connection.fd);  // closed unhandshaken: its node redials with backoff
     switch (decision.verdict) {
       case HandshakeAdmission::Verdict::kHandOver:
-        hand_over_(connection.listener_fd, connection.fd);
         break;
       case HandshakeAdmission::Verdict::kPeerGone:
         metrics_->connections_refused_peer_gone().Increment();
-        ::close(connection.fd);
         break;
       case HandshakeAdmission::Verdict::kWaitedTooLong:
         metrics_->connections_refused_waited().Increment();
-        ::close(connection.fd);
         break;
       case HandshakeAdmission::Verdict::kCrowdedOut:
         metrics_->connections_refused_crowded().Increment();
-        ::close(connection.fd);
         break;
     }
   }

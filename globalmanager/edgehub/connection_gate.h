@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/process/unique_fd.h"
 #include "globalmanager/edgehub/handshake_admission.h"
 #include "globalmanager/edgehub/hub_metrics.h"
 
@@ -66,8 +67,8 @@ class ConnectionGate {
   void Stop();
 
  private:
-  ConnectionGate(std::vector<int> listeners, int port, int wake_fd, int tcp_user_timeout_ms,
-                 HandshakeAdmissionOptions options, HubMetrics* metrics);
+  ConnectionGate(std::vector<UniqueFd> listeners, int port, UniqueFd wake_fd,
+                 int tcp_user_timeout_ms, HandshakeAdmissionOptions options, HubMetrics* metrics);
 
   void Run();
   // Accepts what `listener` has waiting into the admission queue; false after an error that
@@ -80,9 +81,10 @@ class ConnectionGate {
   // Under mu_, so Stop cannot close the eventfd in between.
   void Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const std::vector<int> listeners_;
+  // Closed by Stop, after the gate's thread has ended.
+  std::vector<UniqueFd> listeners_;
   const int port_;
-  const int wake_fd_;  // eventfd: a slot freed, or Stop
+  UniqueFd wake_fd_;  // eventfd: a slot freed, or Stop
   const int tcp_user_timeout_ms_;
   HubMetrics* const metrics_;
   HandOver hand_over_;

@@ -200,7 +200,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   // Returns false when the queue overflowed.
   bool FinishResyncLocked(NodeState& state, uint32_t upserts) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rejection of a report about an object the hub does not send to `node` (another node's,
-  // gone, or re-created), or nullopt when the node may report about it.
+  // gone, or re-created), or nullopt when the node may report about it: RefuseForeignReport
+  // (report_ownership.h), counted and logged.
   std::optional<ReportOutcome> RefuseForeignLocked(const std::string& node, const NodeState& state,
                                                    const edge::v1::StatusReport& report)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/edgehub/report_ownership.h"
 
 namespace nereid::gm {
 
@@ -85,21 +85,15 @@ std::optional<ReportOutcome> EdgeHub::RefuseForeignLocked(const std::string& nod
                                                           const v1::StatusReport& report) {
   const std::string key = net::ObjectKey(report.ref());
   auto it = state.desired.find(key);
-  const bool uid_mismatch = it != state.desired.end() && !report.ref().uid().empty() &&
-                            !it->second->ref().uid().empty() &&
-                            report.ref().uid() != it->second->ref().uid();
-  if (it != state.desired.end() && !uid_mismatch) return std::nullopt;
-  if (it == state.desired.end() && owners_.contains(key)) {
+  std::optional<ReportOutcome> refusal = RefuseForeignReport(
+      node, it != state.desired.end() ? &it->second->ref() : nullptr, owners_.contains(key),
+      report);
+  if (refusal.has_value() && refusal->reason == kNotThisNode) {
     metrics_.foreign_reports().Increment();
     LOG(WARNING) << "edge hub: node " << node << " reported about " << net::RefString(report.ref())
                  << ", which is another node's object; refused";
-    return ReportOutcome::Rejected(
-        "NotThisNode", absl::StrCat(net::RefString(report.ref()), " is not sent to node ", node));
   }
-  return ReportOutcome::Rejected(
-      "ObjectGone", absl::StrCat(net::RefString(report.ref()),
-                                 uid_mismatch ? " was re-created (uid changed)"
-                                              : " no longer exists for this node"));
+  return refusal;
 }
 
 void EdgeHub::RefuseReportLocked(NodeState& state, uint64_t seq,

@@ -1,18 +1,9 @@
 #include "globalmanager/edgehub/rendezvous.h"
 
+#include "common/strings/fnv1a.h"
+
 namespace nereid::gm {
 namespace {
-
-constexpr uint64_t kFnvOffset = 14695981039346656037ULL;
-constexpr uint64_t kFnvPrime = 1099511628211ULL;
-
-uint64_t Fnv1a(uint64_t hash, std::string_view bytes) {
-  for (unsigned char byte : bytes) {
-    hash ^= byte;
-    hash *= kFnvPrime;
-  }
-  return hash;
-}
 
 // MurmurHash3's fmix64: spreads FNV's weak low-order mixing over all 64 bits.
 uint64_t Finalize(uint64_t hash) {
@@ -28,9 +19,9 @@ uint64_t Finalize(uint64_t hash) {
 
 uint64_t RendezvousWeight(std::string_view node, std::string_view replica) {
   // The separator is a byte no DNS name holds, so ("ab", "c") and ("a", "bc") differ.
-  uint64_t hash = Fnv1a(kFnvOffset, replica);
-  hash = Fnv1a(hash, std::string_view("\0", 1));
-  return Finalize(Fnv1a(hash, node));
+  uint64_t hash = Fnv1a64(replica);
+  hash = Fnv1a64(std::string_view("\0", 1), hash);
+  return Finalize(Fnv1a64(node, hash));
 }
 
 std::string_view RendezvousOwner(std::string_view node, const std::vector<std::string>& replicas) {

@@ -3,7 +3,7 @@
 // What the LC refuses to apply (NACKed to the GM with the reason): structurally broken changes and
 // specs it can never act on. Conservative on purpose: anything a Sedna manifest may legitimately
 // hold passes (an unknown dataset format is not refused here: it is counted and reported as an
-// error in the Dataset's status, as the issue asks).
+// error in the Dataset's status, where its author sees it).
 
 #include <string_view>
 

@@ -1,6 +1,9 @@
 #include "localcontroller/dataset/checkpoint.h"
 
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
+#include "common/strings/fnv1a.h"
 #include "nlohmann/json.hpp"
 
 namespace nereid::lc::dataset {
@@ -75,12 +78,7 @@ absl::StatusOr<Checkpoint> ParseCheckpoint(std::string_view text) {
 }
 
 uint64_t GuardHash(const uint8_t* data, size_t size) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= data[i];
-    h *= 0x100000001b3ULL;
-  }
-  return h;
+  return Fnv1a64(std::string_view(reinterpret_cast<const char*>(data), size));
 }
 
 }  // namespace nereid::lc::dataset

@@ -54,7 +54,7 @@ struct Checkpoint {
 std::string SerializeCheckpoint(const Checkpoint& checkpoint);
 absl::StatusOr<Checkpoint> ParseCheckpoint(std::string_view text);
 
-// FNV-1a, 64 bit: stable across processes and builds (the guard is persisted).
+// Fnv1a64 (common/strings/fnv1a.h): stable across processes and builds (the guard is persisted).
 uint64_t GuardHash(const uint8_t* data, size_t size);
 
 }  // namespace nereid::lc::dataset

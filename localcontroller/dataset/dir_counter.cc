@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/process/unique_fd.h"
 #include "localcontroller/dataset/errors.h"
 
 namespace nereid::lc::dataset {
@@ -41,14 +42,11 @@ bool Counts(Format format, const std::string& name) {
 
 // Lists one directory: counts its files and collects its subdirectories.
 absl::Status ListDirectory(const HostRoot& root, Frame* frame, Format format, uint64_t* count) {
-  const int fd = fcntl(frame->fd.get(), F_DUPFD_CLOEXEC, 0);  // fdopendir takes ownership
-  if (fd < 0) return ErrnoError(errno, absl::StrCat("list ", frame->host_path));
-  DirPtr dir(fdopendir(fd));
-  if (!dir) {
-    const int err = errno;
-    close(fd);
-    return ErrnoError(err, absl::StrCat("list ", frame->host_path));
-  }
+  UniqueFd fd(fcntl(frame->fd.get(), F_DUPFD_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoError(errno, absl::StrCat("list ", frame->host_path));
+  DirPtr dir(fdopendir(fd.get()));
+  if (!dir) return ErrnoError(errno, absl::StrCat("list ", frame->host_path));
+  fd.Release();  // the DIR owns it now
   while (true) {
     errno = 0;
     const dirent* e = readdir(dir.get());

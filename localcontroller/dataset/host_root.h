@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "localcontroller/dataset/unique_fd.h"
+#include "common/process/unique_fd.h"
 
 namespace nereid::lc::dataset {
 

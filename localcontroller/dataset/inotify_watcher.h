@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "localcontroller/dataset/change_watcher.h"
-#include "localcontroller/dataset/unique_fd.h"
+#include "common/process/unique_fd.h"
 
 namespace nereid::lc::dataset {
 

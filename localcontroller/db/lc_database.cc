@@ -14,6 +14,7 @@
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/process/unique_fd.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
 #include "localcontroller/db/schema.h"
@@ -42,10 +43,8 @@ absl::Status CreateParentDirectory(const std::string& path) {
 // SQLite opens it (SQLite gives its WAL and SHM files the database file's mode), and an existing
 // one with group or other bits is narrowed to 0600.
 absl::Status RestrictFileMode(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd >= 0) {
-    ::close(fd);
-  } else if (errno != EEXIST) {
+  const UniqueFd created(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!created.valid() && errno != EEXIST) {
     return absl::UnavailableError(
         absl::StrCat("cannot create database ", path, ": ", std::strerror(errno)));
   }

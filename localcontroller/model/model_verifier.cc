@@ -185,7 +185,7 @@ absl::StatusOr<Check> ModelVerifier::VerifyLocal(const ModelSpec& spec, const st
     return check;
   }
 
-  absl::StatusOr<dataset::UniqueFd> fd = root->OpenFile(*entry);
+  absl::StatusOr<UniqueFd> fd = root->OpenFile(*entry);
   if (!fd.ok()) {
     if (Transient(fd.status())) return fd.status();
     SetError(check, fd.status());

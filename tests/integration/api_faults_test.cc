@@ -1,4 +1,4 @@
-// Integration, fault injection between the GM and its API server (issue 12 §2): the real
+// Integration, fault injection between the GM and its API server: the real
 // `globalmanager` and `localcontroller` against devapiserver with --enable-debug-faults, which
 // fails the GM's requests on demand (tools/devapiserver/fault_injector.h) while kubectl goes on:
 //   - every GM request answered 429 with Retry-After for a while, its watches expired at the start

@@ -1,4 +1,4 @@
-// Integration, fault injection on the LC's disk (issue 12 §2): a real `localcontroller` whose
+// Integration, fault injection on the LC's disk: a real `localcontroller` whose
 // SQLite database can no longer grow while a dataset it counts grows. The disk is made "full" with
 // a file-size rlimit of 0 set on the running process (prlimit(2); every write to a regular file
 // then fails with EFBIG, as a full disk fails with ENOSPC), so no mount or privilege is needed.

@@ -1,6 +1,6 @@
 #pragma once
 
-// FaultInjector: failures a test asks devapiserver for (issue 12 §2), so clients' retry, backoff
+// FaultInjector: failures a test asks devapiserver for, so clients' retry, backoff
 // and relist paths run against a real server: the next N requests, or those within a time window,
 // answer an error status (429 with Retry-After, 500, ...), optionally only those whose User-Agent
 // contains a given string (the GM's, while kubectl goes on working), or only one resource and

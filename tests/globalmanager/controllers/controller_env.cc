@@ -160,6 +160,12 @@ ReportOutcome RouteReport(ReportRouter& router, std::string_view node,
   return *outcome;
 }
 
+ReportOutcome ReportThroughHub(const FakeEdgeDispatcher& edge, ReportSink& sink,
+                               std::string_view node, const edge::v1::StatusReport& report) {
+  if (std::optional<ReportOutcome> refusal = edge.RefuseForeign(node, report)) return *refusal;
+  return sink.HandleReport(node, report);
+}
+
 kube::Json DatasetObject(const std::string& name, const std::string& node, const std::string& url,
                          const std::string& format) {
   return kube::Json{{"apiVersion", std::string(api::kApiVersion)},

@@ -93,6 +93,11 @@ class ControllerEnv {
 ReportOutcome RouteReport(ReportRouter& router, std::string_view node,
                           std::shared_ptr<const edge::v1::StatusReport> report);
 
+// `report` from `node` as the edge hub hands it to `sink`: refused by the hub's ownership check
+// against `edge` (what the controllers sent each node), else handled by `sink`.
+ReportOutcome ReportThroughHub(const FakeEdgeDispatcher& edge, ReportSink& sink,
+                               std::string_view node, const edge::v1::StatusReport& report);
+
 // A Dataset manifest as kubectl would send it.
 kube::Json DatasetObject(const std::string& name, const std::string& node,
                          const std::string& url = "/data/train.txt",

@@ -25,6 +25,7 @@ using fakes::Verb;
 using kube::Json;
 using testing::ControllerEnv;
 using testing::DatasetObject;
+using testing::ReportThroughHub;
 
 const kube::Resource& Datasets() { return api::resources::Datasets(); }
 constexpr char kD1[] = "Dataset/default/d1";
@@ -329,8 +330,9 @@ TEST_CASE("reports about a gone or re-created Dataset are rejected as ObjectGone
 TEST_CASE("a report from another node than spec.nodeName is refused") {
   Fixture f;
   Json object = f.env.Create(Datasets(), DatasetObject("d1", "edge-0"));
-  ReportOutcome outcome =
-      f.controller->HandleReport("edge-9", CountReport(1, object, 3, absl::FromUnixSeconds(1)));
+  REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", kD1); }));
+  ReportOutcome outcome = ReportThroughHub(f.env.edge(), *f.controller, "edge-9",
+                                           CountReport(1, object, 3, absl::FromUnixSeconds(1)));
   CHECK(outcome.code == ReportOutcome::Code::kRejected);
   CHECK(outcome.reason == "NotThisNode");
   CHECK(f.env.client().CountActions(Verb::kUpdateStatus) == 0);

@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/net/edge_protocol.h"
 #include "globalmanager/controllers/edge_dispatcher.h"
+#include "globalmanager/edgehub/report_ownership.h"
 
 namespace nereid::gm::testing {
 
@@ -56,6 +57,15 @@ class FakeEdgeDispatcher final : public EdgeDispatcher {
   }
   bool Holds(const std::string& node, const std::string& key) const {
     return Get(node, key).has_value();
+  }
+  // The hub's ownership check of `report` from `node` against this registry
+  // (RefuseForeignReport, as EdgeHub makes it before a report reaches a controller).
+  std::optional<ReportOutcome> RefuseForeign(std::string_view node,
+                                             const edge::v1::StatusReport& report) const {
+    const std::string key = net::ObjectKey(report.ref());
+    std::optional<edge::v1::Resource> sent = Get(std::string(node), key);
+    return RefuseForeignReport(node, sent.has_value() ? &sent->ref() : nullptr,
+                               !NodesOf(key).empty(), report);
   }
   // Nodes whose registry has `key`.
   std::vector<std::string> NodesOf(const std::string& key) const {

@@ -18,6 +18,7 @@ namespace {
 using kube::Json;
 using testing::EnvOf;
 using testing::ModelObject;
+using testing::ReportThroughHub;
 
 const kube::Resource& Fes() { return api::resources::FeatureExtractionServices(); }
 const kube::Resource& Deployments() { return kube::resources::Deployments(); }
@@ -320,10 +321,12 @@ TEST_CASE("FE: worker reports become status.metrics, bounded; foreign or stale o
         ReportOutcome::Code::kAccepted);
   CHECK(f.Status("fe")["metrics"].size() == kMaxServiceMetrics);
 
-  CHECK(f.controller->HandleReport("edge-9", WorkerReport(fe, "{}")).reason == "NotThisNode");
+  // Through the hub's ownership check, as every report arrives.
+  CHECK(ReportThroughHub(f.env.edge(), *f.controller, "edge-9", WorkerReport(fe, "{}")).reason ==
+        "NotThisNode");
   edge::v1::StatusReport stale = WorkerReport(fe, "{}");
   stale.mutable_ref()->set_uid("old-uid");
-  CHECK(f.controller->HandleReport("edge-0", stale).reason == "ObjectGone");
+  CHECK(ReportThroughHub(f.env.edge(), *f.controller, "edge-0", stale).reason == "ObjectGone");
   CHECK(f.controller->HandleReport("edge-0", WorkerReport(fe, "[1]")).reason == "Invalid");
 }
 

@@ -30,6 +30,7 @@ using fakes::Eventually;
 using kube::Json;
 using testing::ControllerEnv;
 using testing::ModelObject;
+using testing::ReportThroughHub;
 
 const kube::Resource& VaJobs() { return api::resources::VideoAnalyticsJobs(); }
 const kube::Resource& ReidJobs() { return api::resources::ReidJobs(); }
@@ -510,15 +511,16 @@ TEST_CASE("VA: announced to its pinned edge node; reports become bounded status.
   CHECK(bounded.size() == api::kMaxInferenceJobMetrics);
   CHECK(bounded[0]["value"].get<std::string>().size() == kMaxMetricValueBytes);
 
-  CHECK(f.controller->HandleReport("edge-1", WorkerReport(3, job, {{"fps", 1}})).reason ==
-        "NotThisNode");
+  // Through the hub's ownership check, as every report arrives.
+  CHECK(ReportThroughHub(f.env.edge(), *f.controller, "edge-1",
+                         WorkerReport(3, job, {{"fps", 1}})).reason == "NotThisNode");
   CHECK(f.controller->HandleReport("edge-0", WorkerReport(4, job, Json::array())).reason ==
         "Invalid");
 
   f.env.Delete(VaJobs(), "default", "va");
   REQUIRE(Eventually([&] { return !f.env.edge().Holds("edge-0", ref); }));
-  CHECK(f.controller->HandleReport("edge-0", WorkerReport(5, job, {{"fps", 1}})).reason ==
-        "ObjectGone");
+  CHECK(ReportThroughHub(f.env.edge(), *f.controller, "edge-0",
+                         WorkerReport(5, job, {{"fps", 1}})).reason == "ObjectGone");
 }
 
 TEST_CASE("ReID: a pod and the Service on 5000 Sedna forgets, no model env") {
@@ -544,9 +546,11 @@ TEST_CASE("ReID: a pod and the Service on 5000 Sedna forgets, no model env") {
   CHECK(LastCondition(f.Status("reid"))["type"] == "Completed");
 }
 
-// `report` through `router`, as the edge hub hands it over.
-ReportOutcome Route(ReportRouter& router, const std::string& node,
-                    const edge::v1::StatusReport& report) {
+// `report` through the hub's ownership check against `edge`, then `router`, as the edge hub
+// hands it over.
+ReportOutcome Route(const testing::FakeEdgeDispatcher& edge, ReportRouter& router,
+                    const std::string& node, const edge::v1::StatusReport& report) {
+  if (std::optional<ReportOutcome> refusal = edge.RefuseForeign(node, report)) return *refusal;
   return testing::RouteReport(router, node, std::make_shared<const edge::v1::StatusReport>(report));
 }
 
@@ -557,6 +561,9 @@ TEST_CASE("ReID: worker reports are accepted from the job's node and write no st
             {NodeObject("edge-0", {{"node-role.kubernetes.io/edge", ""}}),
              NodeObject("edge-1", {{"node-role.kubernetes.io/edge", ""}})},
             &router);
+  auto route = [&](const std::string& node, const edge::v1::StatusReport& report) {
+    return Route(f.env.edge(), router, node, report);
+  };
   CHECK(router.Handles("ReidJob"));
   CHECK_FALSE(ReidJobKind().reports_to_metrics);  // Accepted, never written.
   Json job = f.env.Create(
@@ -565,17 +572,17 @@ TEST_CASE("ReID: worker reports are accepted from the job's node and write no st
   REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", ref); }));
   REQUIRE(f.WaitStatus("reid", [](const Json& s) { return s.contains("conditions"); }));
 
-  ReportOutcome ok = Route(router, "edge-0", WorkerReport(1, job, {{"persons", 3}}));
+  ReportOutcome ok = route("edge-0", WorkerReport(1, job, {{"persons", 3}}));
   INFO(ok.reason << ": " << ok.message);
   CHECK(ok.code == ReportOutcome::Code::kAccepted);
   CHECK_FALSE(f.Status("reid").contains("metrics"));
 
   // The same checks as for every worker report.
-  CHECK(Route(router, "edge-1", WorkerReport(2, job, {{"persons", 3}})).reason == "NotThisNode");
-  CHECK(Route(router, "edge-0", WorkerReport(3, job, Json::array())).reason == "Invalid");
+  CHECK(route("edge-1", WorkerReport(2, job, {{"persons", 3}})).reason == "NotThisNode");
+  CHECK(route("edge-0", WorkerReport(3, job, Json::array())).reason == "Invalid");
   f.env.Delete(ReidJobs(), "default", "reid");
   REQUIRE(Eventually([&] { return !f.env.edge().Holds("edge-0", ref); }));
-  CHECK(Route(router, "edge-0", WorkerReport(4, job, {{"persons", 3}})).reason == "ObjectGone");
+  CHECK(route("edge-0", WorkerReport(4, job, {{"persons", 3}})).reason == "ObjectGone");
   router.Stop();
 }
 

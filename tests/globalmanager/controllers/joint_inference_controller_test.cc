@@ -26,6 +26,7 @@ using fakes::Verb;
 using kube::Json;
 using testing::ControllerEnv;
 using testing::ModelObject;
+using testing::ReportThroughHub;
 
 const kube::Resource& Jis() { return api::resources::JointInferenceServices(); }
 const kube::Resource& Deployments() { return kube::resources::Deployments(); }
@@ -670,13 +671,17 @@ TEST_CASE("JI: edge worker reports become status.metrics; foreign or stale repor
   REQUIRE(f.Converges([&] { return f.Status().value("active", 0) == 1; }));
   CHECK(f.Status()["metrics"].size() == 3);
 
-  CHECK(f.controller->HandleReport("edge-9", WorkerReport(ji, info)).reason == "NotThisNode");
+  // Through the hub's ownership check, as every report arrives.
+  auto through_hub = [&](const std::string& node, const edge::v1::StatusReport& report) {
+    return ReportThroughHub(f.env.edge(), *f.controller, node, report);
+  };
+  CHECK(through_hub("edge-9", WorkerReport(ji, info)).reason == "NotThisNode");
   edge::v1::StatusReport stale = WorkerReport(ji, info);
   stale.mutable_ref()->set_uid("old-uid");
-  CHECK(f.controller->HandleReport("edge-0", stale).reason == "ObjectGone");
+  CHECK(through_hub("edge-0", stale).reason == "ObjectGone");
   edge::v1::StatusReport unknown = WorkerReport(ji, info);
   unknown.mutable_ref()->set_name("nope");
-  CHECK(f.controller->HandleReport("edge-0", unknown).reason == "ObjectGone");
+  CHECK(through_hub("edge-0", unknown).reason == "ObjectGone");
   CHECK(f.controller->HandleReport("edge-0", WorkerReport(ji, "[1,2]")).reason == "Invalid");
   edge::v1::StatusReport not_worker = WorkerReport(ji, info);
   not_worker.mutable_dataset()->set_number_of_samples(1);

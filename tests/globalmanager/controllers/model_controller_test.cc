@@ -21,6 +21,7 @@ using fakes::Verb;
 using kube::Json;
 using testing::ControllerEnv;
 using testing::ModelObject;
+using testing::ReportThroughHub;
 
 const kube::Resource& Models() { return api::resources::Models(); }
 constexpr char kM1[] = "Model/default/m1";
@@ -220,7 +221,9 @@ TEST_CASE("a model report from a node the Model is not sent to is refused") {
   Fixture f(std::vector<Json>{ModelObject("m1")});
   Json object = f.env.Get(Models(), "default", "m1");
   f.controller->RequireModel("default/m1", "edge-0", "a");
-  ReportOutcome outcome = f.controller->HandleReport("edge-7", ModelReport(1, object, true, kSha));
+  REQUIRE(Eventually([&] { return f.env.edge().Holds("edge-0", kM1); }));
+  ReportOutcome outcome = ReportThroughHub(f.env.edge(), *f.controller, "edge-7",
+                                           ModelReport(1, object, true, kSha));
   CHECK(outcome.code == ReportOutcome::Code::kRejected);
   CHECK(outcome.reason == "NotThisNode");
   CHECK(f.env.client().CountActions(Verb::kUpdateStatus) == 0);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "localcontroller/dataset/errors.h"
-#include "localcontroller/dataset/unique_fd.h"
+#include "common/process/unique_fd.h"
 #include "tests/localcontroller/dataset/temp_dir.h"
 
 namespace nereid::lc::dataset {

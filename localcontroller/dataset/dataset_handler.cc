@@ -1,4 +1,4 @@
-#include "localcontroller/dataset_handler.h"
+#include "localcontroller/dataset/dataset_handler.h"
 
 #include "common/failpoint/failpoint.h"
 #include "common/log/log.h"

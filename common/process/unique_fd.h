@@ -1,12 +1,13 @@
 #pragma once
 
-// Owns a POSIX file descriptor and closes it exactly once.
+// Owns a POSIX file descriptor and closes it exactly once: the one way product code closes a
+// descriptor (scripts/check_conventions.sh rejects a raw close()).
 
 #include <unistd.h>
 
 #include <utility>
 
-namespace nereid::lc::dataset {
+namespace nereid {
 
 class UniqueFd {
  public:
@@ -23,6 +24,8 @@ class UniqueFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
+  // Gives up ownership: the caller closes the returned descriptor (or hands it on).
+  int Release() { return std::exchange(fd_, -1); }
   void Reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
@@ -32,4 +35,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace nereid::lc::dataset
+}  // namespace nereid

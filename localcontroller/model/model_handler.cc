@@ -1,9 +1,9 @@
-#include "localcontroller/model_handler.h"
+#include "localcontroller/model/model_handler.h"
 
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
-#include "localcontroller/dataset_handler.h"
+#include "localcontroller/dataset/dataset_handler.h"
 #include "localcontroller/model/check_codec.h"
 #include "localcontroller/report_writer.h"
 #include "common/net/storage_credential.h"
