@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 
@@ -14,39 +15,18 @@
 #include "common/api/yaml_json.h"
 #include "common/kube/resource.h"
 #include "common/status/macros.h"
+#include "common/version/version.h"
 #include "httplib.h"
 
 namespace nereid::bench {
 
-bool FlagReader::Next() {
-  if (++index_ >= argc_) return false;
-  name_ = argv_[index_];
-  return true;
-}
-
-absl::StatusOr<std::string> FlagReader::Value() {
-  if (index_ + 1 >= argc_) return absl::InvalidArgumentError(absl::StrCat(name_, " needs a value"));
-  return std::string(argv_[++index_]);
-}
-
-absl::Status FlagReader::Integer(int* out, int min) {
-  ASSIGN_OR_RETURN(std::string text, Value());
-  if (!absl::SimpleAtoi(text, out) || *out < min) {
-    return absl::InvalidArgumentError(absl::StrCat(name_, ": want an integer >= ", min));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status FlagReader::Number(double* out, double min) {
-  ASSIGN_OR_RETURN(std::string text, Value());
-  if (!absl::SimpleAtod(text, out) || *out < min) {
-    return absl::InvalidArgumentError(absl::StrCat(name_, ": want a number >= ", min));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status FlagReader::Unknown() const {
-  return absl::InvalidArgumentError(absl::StrCat("unknown argument ", name_));
+absl::StatusOr<bool> ReadFlags(config::OptionSet& options, int argc, char** argv) {
+  ASSIGN_OR_RETURN(config::OptionSet::Loaded loaded,
+                   options.Load(std::vector<std::string>(argv + 1, argv + argc), config::NoEnv()));
+  if (loaded.help) std::cout << options.Help();
+  if (loaded.version) std::cout << version::VersionLine(options.program()) << "\n";
+  for (const std::string& warning : loaded.warnings) std::cerr << "warning: " << warning << "\n";
+  return !loaded.help && !loaded.version;
 }
 
 absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,

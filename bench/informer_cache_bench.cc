@@ -144,16 +144,12 @@ Measure Cache(const std::vector<std::string>& texts, const kube::ObjectTransform
 absl::Status Run(int argc, char** argv) {
   std::string manifest_path;
   int objects = 10000;
-  FlagReader flags(argc, argv);
-  while (flags.Next()) {
-    if (flags.name() == "--manifest") {
-      ASSIGN_OR_RETURN(manifest_path, flags.Value());
-    } else if (flags.name() == "--objects") {
-      RETURN_IF_ERROR(flags.Integer(&objects, 1));
-    } else {
-      return flags.Unknown();
-    }
-  }
+  config::OptionSet options("informer_cache_bench",
+                            "usage: informer_cache_bench --manifest FILE [--objects N]", "");
+  options.Add("manifest", &manifest_path, "a manifest (YAML) to cache copies of (required)");
+  options.Add("objects", &objects, "copies cached", 1);
+  ASSIGN_OR_RETURN(bool run, ReadFlags(options, argc, argv));
+  if (!run) return absl::OkStatus();
   if (manifest_path.empty()) return absl::InvalidArgumentError("--manifest FILE is required");
   std::ifstream in(manifest_path);
   std::stringstream yaml;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -12,6 +13,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/values.h"
@@ -393,6 +395,42 @@ Option& OptionSet::AddSeconds(std::string name, int64_t* seconds, std::string he
         *seconds = absl::ToInt64Seconds(parsed.value);
         return absl::OkStatus();
       });
+}
+
+Option& OptionSet::Add(std::string name, double* target, std::string help, double min) {
+  return AddOption(std::move(name), "NUMBER", absl::StrCat(*target), std::move(help),
+                   Arity::kValue, [target, min](std::string_view value, std::string*) {
+                     double parsed = 0;
+                     if (!absl::SimpleAtod(ToAbsl(value), &parsed) || !std::isfinite(parsed) ||
+                         parsed < min) {
+                       return absl::InvalidArgumentError(absl::StrCat(
+                           "\"", ToAbsl(value), "\" is not a number >= ", min));
+                     }
+                     *target = parsed;
+                     return absl::OkStatus();
+                   });
+}
+
+Option& OptionSet::AddSeconds(std::string name, double* seconds, std::string help,
+                              absl::Duration min) {
+  auto duration = std::make_shared<absl::Duration>(absl::Seconds(*seconds));
+  Option& option = Add(std::move(name), duration.get(), std::move(help), min);
+  option.parse_ = [duration, seconds, parse = std::move(option.parse_)](
+                      std::string_view value, std::string* note) -> absl::Status {
+    RETURN_IF_ERROR(parse(value, note));
+    *seconds = absl::ToDoubleSeconds(*duration);
+    return absl::OkStatus();
+  };
+  return option;
+}
+
+Option& OptionSet::AddList(std::string name, std::vector<std::string>* target,
+                           std::string help) {
+  return AddOption(std::move(name), "TEXT", "", absl::StrCat(help, " (repeatable)"),
+                   Arity::kValue, [target](std::string_view value, std::string*) {
+                     target->emplace_back(value);
+                     return absl::OkStatus();
+                   });
 }
 
 Option& OptionSet::AddSwitch(std::string name, bool* target, bool when_given, std::string help) {

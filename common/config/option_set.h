@@ -114,9 +114,15 @@ class OptionSet {
     return AddInteger(std::move(name), static_cast<int64_t>(*target), std::move(help), min, max,
                       [target](int64_t v) { *target = static_cast<Int>(v); });
   }
+  // A number that is no count, e.g. a rate.
+  Option& Add(std::string name, double* target, std::string help, double min);
   // A duration kept as whole seconds in an integer field; --help shows "30s".
   Option& AddSeconds(std::string name, int64_t* seconds, std::string help, int64_t min,
                      int64_t max);
+  // A duration kept as seconds in a double field.
+  Option& AddSeconds(std::string name, double* seconds, std::string help, absl::Duration min);
+  // Repeatable: each --name VALUE appends to *target.
+  Option& AddList(std::string name, std::vector<std::string>* target, std::string help);
   // --name without a value sets *target to `when_given`.
   Option& AddSwitch(std::string name, bool* target, bool when_given, std::string help);
   // Any other value type: `parse` stores it; `default_text` is what --help shows.
