@@ -483,8 +483,29 @@ absl::StatusOr<OptionSet::Loaded> OptionSet::Load(const std::vector<std::string>
                                                   const EnvLookup& env) {
   Impl::App built = impl_->Build(program_);
   CLI::App& app = *built.app;
+  // CLI11 reads "--name=" as "--name" and takes the next argument as the value; an explicitly
+  // empty value ("--namespace=" for all namespaces) is split off so it stays empty.
+  std::vector<std::string> reversed;
+  for (auto arg = args.rbegin(); arg != args.rend(); ++arg) {
+    const bool before_separator = std::find(args.begin(), arg.base() - 1, "--") == arg.base() - 1;
+    if (before_separator && arg->size() > 3 && absl::StartsWith(*arg, "--") &&
+        absl::EndsWith(*arg, "=")) {
+      const std::string flag = arg->substr(0, arg->size() - 1);
+      const bool takes_value = std::any_of(
+          built.flags.begin(), built.flags.end(), [&flag](const auto& entry) {
+            return entry.second.first->arity_ == Arity::kValue &&
+                   entry.first->check_lname(flag.substr(2));
+          });
+      if (takes_value) {
+        reversed.push_back("");
+        reversed.push_back(flag);
+        continue;
+      }
+    }
+    reversed.push_back(*arg);
+  }
   try {
-    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    app.parse(std::move(reversed));
   } catch (const CLI::ArgumentMismatch& e) {
     // CLI11: "--listen: 1 required TEXT missing", "json was given a disallowed flag override".
     const std::string what = e.what();
