@@ -8,6 +8,7 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -158,14 +159,14 @@ OptionSet::Impl::App OptionSet::Impl::Build(const std::string& program) const {
     absl::StrAppend(&text, text.empty() ? "" : "\n", "Environment ", env.variable, ": ", env.help);
   }
   app.footer(text);
-  auto add = [&app](const std::string& flag, const std::string& description, Arity arity,
+  auto add = [&app](const std::string& flag, const std::string& help, Arity arity,
                     const std::string& value_name) -> CLI::Option* {
     if (arity == Arity::kValue) {
-      return app.add_option(flag, CLI::callback_t{}, description)
+      return app.add_option(flag, CLI::callback_t{}, help)
           ->type_name(value_name)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     }
-    CLI::Option* option = app.add_flag(flag, description);
+    CLI::Option* option = app.add_flag(flag, help);
     option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     if (arity == Arity::kSwitch) option->disable_flag_override();
     return option;
@@ -175,8 +176,8 @@ OptionSet::Impl::App OptionSet::Impl::Build(const std::string& program) const {
     for (const Option::Spelling& key : option->yaml_) {
       if (!key.deprecated) keys.push_back(key.text);
     }
-    const std::string description = Describe(*option, option->help_, option->env_, keys);
-    out.flags[add("--" + option->name_, description, option->arity_, option->value_name_)] = {
+    const std::string entry = Describe(*option, option->help_, option->env_, keys);
+    out.flags[add("--" + option->name_, entry, option->arity_, option->value_name_)] = {
         option.get(), nullptr};
     for (const Option::Spelling& old : option->old_flags_) {
       CLI::Option* cli = add("--" + old.text, absl::StrCat("now --", option->name_),
@@ -219,8 +220,9 @@ absl::Status OptionSet::Impl::LoadYaml(const std::string& path,
                                        std::vector<std::string>& warnings) const {
   std::ifstream in(path);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat("config file ", path, " cannot be read (",
-                                                   "cannot read: ", std::strerror(errno), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("config file ", path, ": cannot read the file (", std::strerror(errno),
+                     "); a config file that cannot be read is an error, never skipped"));
   }
   std::stringstream text;
   text << in.rdbuf();
@@ -265,11 +267,13 @@ absl::Status OptionSet::Impl::LoadYamlMap(const YAML::Node& map, const std::stri
     auto special = yaml_only.find(full);
     if (option == keys.end() && special == yaml_only.end()) {
       if (!known_under(full)) {
-        std::vector<std::string> known;
-        for (const auto& [k, unused] : keys) {
-          if (prefix.empty() || absl::StartsWith(k, prefix + ".")) {
-            known.push_back(k.substr(prefix.empty() ? 0 : prefix.size() + 1));
+        std::set<std::string> known;  // the current keys of this map
+        for (const auto& [k, spelling] : keys) {
+          if (spelling->deprecated || !(prefix.empty() || absl::StartsWith(k, prefix + "."))) {
+            continue;
           }
+          const std::string below = k.substr(prefix.empty() ? 0 : prefix.size() + 1);
+          known.insert(below.substr(0, below.find('.')));
         }
         return Invalid(where, absl::StrCat("unknown key \"", key, "\" (known: ",
                                            absl::StrJoin(known, ", "), ")"));
