@@ -14,22 +14,29 @@
 
 namespace nereid::config::testing {
 
-// The help entry of --`name`: its line and the continuation lines under it.
+// The help entry of --`name`: the line that starts with it (after the indent, or after "-h,")
+// and the continuation lines under it.
 inline std::string HelpEntry(const std::string& help, const std::string& name) {
   const std::vector<std::string> lines = absl::StrSplit(help, '\n');
   const std::string flag = "--" + name;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const size_t at = lines[i].find(flag);
-    if (at == std::string::npos) continue;
+  auto starts_entry = [&flag](const std::string& line) {
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) return false;
+    size_t at = indent;
+    if (line.compare(at, 3, "-h,") == 0) at += 3;
+    if (line.compare(at, flag.size(), flag) != 0) return false;
     const size_t end = at + flag.size();
-    if (end < lines[i].size() && (std::isalnum(lines[i][end]) || lines[i][end] == '-')) continue;
+    return end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) ||
+                                   line[end] == '-');
+  };
+  auto continues = [](const std::string& line) {
+    const size_t indent = line.find_first_not_of(' ');
+    return indent != std::string::npos && indent > 0 && line[indent] != '-';
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!starts_entry(lines[i])) continue;
     std::string entry = lines[i];
-    for (size_t j = i + 1; j < lines.size() && !lines[j].empty() &&
-                           lines[j].find_first_not_of(' ') != std::string::npos &&
-                           lines[j][lines[j].find_first_not_of(' ')] != '-';
-         ++j) {
-      entry += "\n" + lines[j];
-    }
+    for (size_t j = i + 1; j < lines.size() && continues(lines[j]); ++j) entry += "\n" + lines[j];
     return entry;
   }
   return "";
