@@ -476,12 +476,9 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
 int main(int argc, char** argv) {
   nereid::bench::Flags parsed;
   nereid::config::OptionSet options = nereid::bench::RegisterOptions(parsed);
-  absl::StatusOr<bool> run_it = nereid::bench::ReadFlags(options, argc, argv);
-  if (run_it.ok() && !*run_it) return 0;
-  const absl::Status flags_ok = run_it.ok() ? nereid::bench::CheckRequired(parsed) : run_it.status();
-  if (!flags_ok.ok()) {
-    std::cerr << "api_requests_bench: " << flags_ok.message() << "\n" << options.Help();
-    return 2;
+  if (std::optional<int> exit_code = nereid::bench::ReadFlags(
+          options, argc, argv, [&] { return nereid::bench::CheckRequired(parsed); })) {
+    return *exit_code;
   }
   const bool enforce = parsed.enforce;
   const nereid::bench::Workload workload = *nereid::bench::WorkloadOf(parsed.kind);

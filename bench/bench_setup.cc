@@ -20,13 +20,27 @@
 
 namespace nereid::bench {
 
-absl::StatusOr<bool> ReadFlags(config::OptionSet& options, int argc, char** argv) {
-  ASSIGN_OR_RETURN(config::OptionSet::Loaded loaded,
-                   options.Load(std::vector<std::string>(argv + 1, argv + argc), config::NoEnv()));
-  if (loaded.help) std::cout << options.Help();
-  if (loaded.version) std::cout << version::VersionLine(options.program()) << "\n";
-  for (const std::string& warning : loaded.warnings) std::cerr << "warning: " << warning << "\n";
-  return !loaded.help && !loaded.version;
+std::optional<int> ReadFlags(config::OptionSet& options, int argc, char** argv,
+                             const std::function<absl::Status()>& check) {
+  absl::StatusOr<config::OptionSet::Loaded> loaded =
+      options.Load(std::vector<std::string>(argv + 1, argv + argc), config::NoEnv());
+  if (loaded.ok() && loaded->help) {
+    std::cout << options.Help();
+    return 0;
+  }
+  if (loaded.ok() && loaded->version) {
+    std::cout << version::VersionLine(options.program()) << "\n";
+    return 0;
+  }
+  const absl::Status status = loaded.ok() ? check() : loaded.status();
+  if (!status.ok()) {
+    std::cerr << options.program() << ": " << status.message() << "\n\n" << options.Help();
+    return 2;
+  }
+  for (const std::string& warning : loaded->warnings) {
+    std::cerr << options.program() << ": warning: " << warning << "\n";
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,

@@ -5,8 +5,10 @@
 // print beside the figures (the machine is shared).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +21,11 @@
 
 namespace nereid::bench {
 
-// Reads the command line (argv[1..]) into the targets of `options` (common/config/option_set.h).
-// false: --help or --version was printed to stdout, and the caller exits 0.
-absl::StatusOr<bool> ReadFlags(config::OptionSet& options, int argc, char** argv);
+// Reads the command line (argv[1..]) into the targets of `options` (common/config/option_set.h),
+// then runs `check` (required flags and the like). nullopt: go on. Else the exit status: 0 after
+// --help or --version (printed to stdout), 2 after an error (printed with the help to stderr).
+std::optional<int> ReadFlags(config::OptionSet& options, int argc, char** argv,
+                             const std::function<absl::Status()>& check);
 
 // devapiserver, in memory on 127.0.0.1:0, writing a kubeconfig for itself to `kubeconfig_out`,
 // with `extra_args` after its own.

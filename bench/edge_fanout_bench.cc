@@ -998,12 +998,9 @@ int main(int argc, char** argv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   nereid::bench::Flags flags;
   nereid::config::OptionSet options = nereid::bench::RegisterOptions(flags);
-  absl::StatusOr<bool> run_it = nereid::bench::ReadFlags(options, argc, argv);
-  if (run_it.ok() && !*run_it) return 0;
-  const absl::Status flags_ok = run_it.ok() ? nereid::bench::Finish(flags) : run_it.status();
-  if (!flags_ok.ok()) {
-    std::cerr << "edge_fanout_bench: " << flags_ok.message() << "\n" << options.Help();
-    return 2;
+  if (std::optional<int> exit_code = nereid::bench::ReadFlags(
+          options, argc, argv, [&] { return nereid::bench::Finish(flags); })) {
+    return *exit_code;
   }
   const bool enforce = flags.enforce;
   nereid::bench::FanoutBench bench(std::move(flags));

@@ -141,16 +141,7 @@ Measure Cache(const std::vector<std::string>& texts, const kube::ObjectTransform
           get_micros, contains_micros};
 }
 
-absl::Status Run(int argc, char** argv) {
-  std::string manifest_path;
-  int objects = 10000;
-  config::OptionSet options("informer_cache_bench",
-                            "usage: informer_cache_bench --manifest FILE [--objects N]", "");
-  options.Add("manifest", &manifest_path, "a manifest (YAML) to cache copies of (required)");
-  options.Add("objects", &objects, "copies cached", 1);
-  ASSIGN_OR_RETURN(bool run, ReadFlags(options, argc, argv));
-  if (!run) return absl::OkStatus();
-  if (manifest_path.empty()) return absl::InvalidArgumentError("--manifest FILE is required");
+absl::Status Run(const std::string& manifest_path, int objects) {
   std::ifstream in(manifest_path);
   std::stringstream yaml;
   yaml << in.rdbuf();
@@ -201,7 +192,20 @@ absl::Status Run(int argc, char** argv) {
 }  // namespace nereid::bench
 
 int main(int argc, char** argv) {
-  absl::Status status = nereid::bench::Run(argc, argv);
+  std::string manifest_path;
+  int objects = 10000;
+  nereid::config::OptionSet options(
+      "informer_cache_bench", "usage: informer_cache_bench --manifest FILE [--objects N]", "");
+  options.Add("manifest", &manifest_path, "a manifest (YAML) to cache copies of (required)");
+  options.Add("objects", &objects, "copies cached", 1);
+  if (std::optional<int> exit_code =
+          nereid::bench::ReadFlags(options, argc, argv, [&]() -> absl::Status {
+            if (!manifest_path.empty()) return absl::OkStatus();
+            return absl::InvalidArgumentError("--manifest FILE is required");
+          })) {
+    return *exit_code;
+  }
+  absl::Status status = nereid::bench::Run(manifest_path, objects);
   if (!status.ok()) {
     std::cerr << "informer_cache_bench: " << status << "\n";
     return 2;

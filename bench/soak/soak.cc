@@ -295,12 +295,9 @@ void Soak::Report(const std::vector<GrowthVerdict>& verdicts, const SoakWorkload
 int main(int argc, char** argv) {
   nereid::bench::Flags flags;
   nereid::config::OptionSet options = nereid::bench::RegisterOptions(flags);
-  absl::StatusOr<bool> run_it = nereid::bench::ReadFlags(options, argc, argv);
-  if (run_it.ok() && !*run_it) return 0;
-  const absl::Status flags_ok = run_it.ok() ? nereid::bench::CheckRequired(flags) : run_it.status();
-  if (!flags_ok.ok()) {
-    std::cerr << "soak: " << flags_ok.message() << "\n" << options.Help();
-    return 2;
+  if (std::optional<int> exit_code = nereid::bench::ReadFlags(
+          options, argc, argv, [&] { return nereid::bench::CheckRequired(flags); })) {
+    return *exit_code;
   }
   nereid::bench::Soak soak(std::move(flags));
   const absl::Status run = soak.Run();
