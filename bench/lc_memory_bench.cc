@@ -509,7 +509,8 @@ int main(int argc, char** argv) {
   Options options;
   nereid::config::OptionSet flags(
       "lc_memory_bench",
-      "usage: lc_memory_bench --localcontroller PATH (--gen-certs SCRIPT | --insecure) [flags]", "");
+      "usage: lc_memory_bench --localcontroller PATH (--gen-certs SCRIPT | --insecure) [flags]",
+      "");
   flags.Add("localcontroller", &options.localcontroller, "the localcontroller binary (required)");
   flags.Add("baseline-client", &options.floor_client,
             "grpc_floor_client (empty: no baseline rows)");

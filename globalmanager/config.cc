@@ -133,7 +133,8 @@ config::OptionSet RegisterOptions(GmConfig& c) {
   config::OptionSet options(
       "globalmanager",
       "usage: globalmanager --tls-ca F --tls-cert F --tls-key F [flags]   (or --insecure)",
-      "The Nereid GlobalManager: reconciles Sedna's resources and serves the edge nodes' gRPC link.\n"
+      "The Nereid GlobalManager: reconciles Sedna's resources and serves the edge nodes' gRPC\n"
+      "link.\n"
       "Settings: defaults < --config YAML file < environment < flags. Durations: 30s, 5m, 1h.\n");
   options.AddConfigFile("config", &c.config_file, "YAML config file (Sedna's gm.yaml keys too)");
   options.Add("kubeconfig", &c.kubeconfig,
@@ -249,7 +250,8 @@ config::OptionSet RegisterOptions(GmConfig& c) {
       .Yaml("kubeAPIQPS");
   options.Add("kube-api-burst", &c.kube_api_burst, "burst above --kube-api-qps", 1, 100'000)
       .Yaml("kubeAPIBurst");
-  options.Add("log-level", &c.log_level, "debug|info|warning|error (empty: $NEREID_LOG_LEVEL or info)")
+  options.Add("log-level", &c.log_level,
+              "debug|info|warning|error (empty: $NEREID_LOG_LEVEL or info)")
       .Yaml("logLevel");
   // Sedna's gm.yaml: `master` must be empty (the server goes in the kubeconfig); `websocket` is
   // Sedna's edge link, which Nereid serves as gRPC on `listen`.

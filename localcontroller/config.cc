@@ -136,7 +136,8 @@ config::OptionSet RegisterOptions(LcConfig& c) {
       .Yaml("s3Ca");
   options.Add("s3-addressing", &c.s3_addressing, "S3 addressing style: auto|path|virtual")
       .Yaml("s3Addressing");
-  options.Add("log-level", &c.log_level, "debug|info|warning|error (empty: $NEREID_LOG_LEVEL or info)")
+  options.Add("log-level", &c.log_level,
+              "debug|info|warning|error (empty: $NEREID_LOG_LEVEL or info)")
       .Yaml("logLevel");
   // Sedna's DaemonSet sets BIND_PORT: the port of --listen; the host stays loopback unless the
   // file or a flag says otherwise (its workers run with hostNetwork and post to localhost).

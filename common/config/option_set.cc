@@ -60,7 +60,9 @@ class HelpFormatter : public CLI::Formatter {
 std::string Describe(const Option& option, std::string_view help, std::string_view env,
                      const std::vector<std::string>& keys) {
   std::vector<std::string> facts;
-  if (!option.default_text().empty()) facts.push_back(absl::StrCat("default ", option.default_text()));
+  if (!option.default_text().empty()) {
+    facts.push_back(absl::StrCat("default ", option.default_text()));
+  }
   if (!env.empty()) facts.push_back(absl::StrCat("env ", ToAbsl(env)));
   if (!keys.empty()) facts.push_back(absl::StrCat("file key ", absl::StrJoin(keys, ", ")));
   if (facts.empty()) return std::string(help);

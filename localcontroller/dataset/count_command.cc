@@ -27,7 +27,8 @@ config::OptionSet RegisterCountOptions(CountFlags& f) {
   options.Add("host-root", &f.counter.host_root, "where the host's filesystem is mounted");
   options.Add("checkpoint", &f.checkpoint_file,
               "resume from and update this checkpoint file (incremental counting)");
-  options.AddSwitch("json", &f.json, true, "print count, bytes read, incremental and source as JSON");
+  options.AddSwitch("json", &f.json, true,
+                    "print count, bytes read, incremental and source as JSON");
   options.AddSwitch("no-mmap", &f.counter.read.use_mmap, false, "read files without mmap");
   options.Add("max-bytes", &f.counter.http.max_bytes, "download limit for http(s) urls", 0);
   options.Add("timeout", &f.counter.http.total_timeout, "download time limit for http(s) urls",
@@ -101,7 +102,8 @@ int RunCountCommand(const std::vector<std::string>& args, std::ostream& out, std
   } else if (flags.format.empty()) {
     usage_error = "--format is required";
   } else if (flags.urls.size() != 1) {
-    usage_error = flags.urls.empty() ? "the dataset url is missing" : "exactly one dataset url expected";
+    usage_error =
+        flags.urls.empty() ? "the dataset url is missing" : "exactly one dataset url expected";
   }
   if (!usage_error.empty()) {
     err << "error: " << usage_error << "\n";

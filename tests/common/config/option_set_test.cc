@@ -192,7 +192,8 @@ TEST_CASE("--help lists every option with its default; --help and --version stop
   const std::string help = options.Help();
   CHECK(help.rfind("usage: tool [flags] URL...", 0) == 0);
   CHECK_THAT(help, Contains("The footer."));
-  CHECK_THAT(testing::HelpEntry(help, "name"), Contains("env TOOL_NAME") && Contains("file key name"));
+  CHECK_THAT(testing::HelpEntry(help, "name"),
+             Contains("env TOOL_NAME") && Contains("file key name"));
   CHECK_THAT(testing::HelpEntry(help, "ttl-seconds"), Contains("now --ttl"));
   CHECK_THAT(testing::HelpEntry(help, "ttl"), Contains("default 30s"));
 

@@ -41,7 +41,8 @@ TEST_CASE("the GM's *-seconds spellings still work, each warned about with its d
   CHECK(loaded->warnings == std::vector<std::string>{
                                 "--min-resync-period-seconds is deprecated: use "
                                 "--min-resync-period 20s",
-                                "--secret-cache-ttl-seconds is deprecated: use --secret-cache-ttl 0s",
+                                "--secret-cache-ttl-seconds is deprecated: use "
+                                "--secret-cache-ttl 0s",
                                 "--event-drain-timeout-seconds is deprecated: use "
                                 "--event-drain-timeout 3s",
                                 "--edge-max-connection-wait-seconds is deprecated: use "
