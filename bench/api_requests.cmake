@@ -11,6 +11,6 @@ if(TARGET nereid_test_support)
   add_test(NAME api_requests_bench_smoke
     COMMAND api_requests_bench --devapiserver $<TARGET_FILE:devapiserver>
       --globalmanager $<TARGET_FILE:globalmanager> --crd ${PROJECT_SOURCE_DIR}/deploy/crds
-      --services 10 --resync 1 --quiet 5 --settle 1 --timeout 60)
+      --services 10 --resync 1s --quiet 5s --settle 1s --timeout 1m)
   set_tests_properties(api_requests_bench_smoke PROPERTIES LABELS bench TIMEOUT 180)
 endif()

@@ -4,9 +4,9 @@
 //
 //   api_requests_bench --devapiserver BIN --globalmanager BIN --crd deploy/crds
 //       [--kind JointInferenceService|FeatureExtractionService|FederatedLearningJob]
-//       [--services 200] [--quiet 60]
-//       [--settle 3] [--resync 30] [--kube-api-qps Q] [--kube-api-burst B] [--timeout 600]
-//       [--enforce] [--s3-models] [--gm-arg ARG]...
+//       [--services 200] [--quiet 1m]
+//       [--settle 3s] [--resync 30s] [--kube-api-qps Q] [--kube-api-burst B] [--timeout 10m]
+//       [--enforce] [--s3-models] [--gm-arg=ARG]...   (--help: every flag with its default)
 //
 // --kind: what is created (default JointInferenceService: two Deployments and a Service each;
 // FeatureExtractionService: one Deployment and a Service each, its worker on a fixed node;
@@ -17,7 +17,7 @@
 //   setup   devapiserver (in memory), every CRD, the two Models the services name (with
 //           --s3-models: s3:// URLs naming one Secret in Sedna's format, which every service's
 //           reconcile then needs, so the `get secrets` rows show what the GM's Secret cache
-//           saves; compare with --gm-arg --secret-cache-ttl-seconds=0), the GM
+//           saves; compare with --gm-arg=--secret-cache-ttl=0s), the GM
 //           (--insecure, no leader election: no Lease traffic) until /readyz.
 //   create  N objects of --kind created at once (edge worker on a fixed node, so no Node
 //           objects are needed; no LC is needed for the GM to create the children). Counted from
@@ -25,7 +25,7 @@
 //           object has a status phase for its generation, and then the GM made no request for
 //           --settle seconds (the wait for that is capped; the table says whether it went quiet).
 //   quiet   one window of --quiet seconds with nothing changing. The GM's informer resync period
-//           is --resync (the GM's --min-resync-period-seconds), so a window longer than 2×resync
+//           is --resync (the GM's --min-resync-period), so a window longer than 2×resync
 //           sees a full resync pass.
 // Watches and Leases are left out of the totals (the per-object targets leave them aside) but
 // shown.
@@ -142,7 +142,7 @@ struct Flags {
   int services = 200;
   double quiet_seconds = 60;
   double settle_seconds = 3;
-  int resync_seconds = 30;
+  int64_t resync_seconds = 30;
   int kube_api_qps = 0;    // 0: the GM's default
   int kube_api_burst = 0;  // 0: the GM's default
   double timeout_seconds = 600;
@@ -151,59 +151,43 @@ struct Flags {
   std::vector<std::string> gm_args;  // passed to the GM as they are
 };
 
-void Usage() {
-  std::cerr << "usage: api_requests_bench --devapiserver BIN --globalmanager BIN --crd DIR...\n"
-               "  [--kind JointInferenceService|FeatureExtractionService|FederatedLearningJob]\n"
-               "  [--services N]\n"
-               "  [--quiet SECONDS] [--settle SECONDS] [--resync SECONDS]\n"
-               "  [--kube-api-qps Q] [--kube-api-burst B] [--timeout SECONDS] [--enforce]\n"
-               "  [--s3-models] [--gm-arg ARG]...\n";
+// Every flag, bound to the fields of `f` (whose values are the defaults --help shows).
+config::OptionSet RegisterOptions(Flags& f) {
+  config::OptionSet options(
+      "api_requests_bench",
+      "usage: api_requests_bench --devapiserver BIN --globalmanager BIN --crd DIR... [flags]", "");
+  options.Add("devapiserver", &f.devapiserver, "devapiserver binary (required)");
+  options.Add("globalmanager", &f.globalmanager, "globalmanager binary (required)");
+  options.AddList("crd", &f.crds, "CRD file or directory (required)");
+  options.AddCustom("kind", "KIND", f.kind,
+                    "JointInferenceService, FeatureExtractionService or FederatedLearningJob",
+                    [&f](std::string_view value, std::string*) -> absl::Status {
+                      RETURN_IF_ERROR(WorkloadOf(std::string(value)).status());
+                      f.kind = std::string(value);
+                      return absl::OkStatus();
+                    });
+  options.Add("services", &f.services, "objects created", 1);
+  options.AddSeconds("quiet", &f.quiet_seconds, "window with nothing changing",
+                     absl::ZeroDuration());
+  options.AddSeconds("settle", &f.settle_seconds, "GM silence that ends the create phase",
+                     absl::ZeroDuration());
+  options.AddSeconds("resync", &f.resync_seconds, "the GM's --min-resync-period", 0, 86400);
+  options.Add("kube-api-qps", &f.kube_api_qps, "the GM's --kube-api-qps, 0 = its default", 0);
+  options.Add("kube-api-burst", &f.kube_api_burst, "the GM's --kube-api-burst, 0 = its default",
+              0);
+  options.AddSeconds("timeout", &f.timeout_seconds, "limit of the create phase",
+                     absl::Seconds(1));
+  options.AddSwitch("enforce", &f.enforce, true, "exit 1 when a target is missed");
+  options.AddSwitch("s3-models", &f.s3_models, true, "s3:// Models naming one Secret");
+  options.AddList("gm-arg", &f.gm_args, "a GM flag, e.g. --gm-arg=--secret-cache-ttl=0s");
+  return options;
 }
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
-  Flags flags;
-  FlagReader reader(argc, argv);
-  while (reader.Next()) {
-    const std::string& arg = reader.name();
-    if (arg == "--devapiserver") {
-      ASSIGN_OR_RETURN(flags.devapiserver, reader.Value());
-    } else if (arg == "--globalmanager") {
-      ASSIGN_OR_RETURN(flags.globalmanager, reader.Value());
-    } else if (arg == "--crd") {
-      ASSIGN_OR_RETURN(std::string crd, reader.Value());
-      flags.crds.push_back(std::move(crd));
-    } else if (arg == "--kind") {
-      ASSIGN_OR_RETURN(flags.kind, reader.Value());
-      RETURN_IF_ERROR(WorkloadOf(flags.kind).status());
-    } else if (arg == "--services") {
-      RETURN_IF_ERROR(reader.Integer(&flags.services, 1));
-    } else if (arg == "--quiet") {
-      RETURN_IF_ERROR(reader.Number(&flags.quiet_seconds, 0));
-    } else if (arg == "--settle") {
-      RETURN_IF_ERROR(reader.Number(&flags.settle_seconds, 0));
-    } else if (arg == "--resync") {
-      RETURN_IF_ERROR(reader.Integer(&flags.resync_seconds, 0));
-    } else if (arg == "--kube-api-qps") {
-      RETURN_IF_ERROR(reader.Integer(&flags.kube_api_qps, 0));
-    } else if (arg == "--kube-api-burst") {
-      RETURN_IF_ERROR(reader.Integer(&flags.kube_api_burst, 0));
-    } else if (arg == "--timeout") {
-      RETURN_IF_ERROR(reader.Number(&flags.timeout_seconds, 1));
-    } else if (arg == "--enforce") {
-      flags.enforce = true;
-    } else if (arg == "--s3-models") {
-      flags.s3_models = true;
-    } else if (arg == "--gm-arg") {
-      ASSIGN_OR_RETURN(std::string gm_arg, reader.Value());
-      flags.gm_args.push_back(std::move(gm_arg));
-    } else {
-      return reader.Unknown();
-    }
-  }
+absl::Status CheckRequired(const Flags& flags) {
   if (flags.devapiserver.empty() || flags.globalmanager.empty() || flags.crds.empty()) {
     return absl::InvalidArgumentError("--devapiserver, --globalmanager and --crd are required");
   }
-  return flags;
+  return absl::OkStatus();
 }
 
 // The GM's requests: "verb resource" → count.
@@ -313,7 +297,7 @@ absl::Status ApiRequestsBench::Setup() {
   Subprocess::Options gm;
   gm.argv = {flags_.globalmanager, "--kubeconfig", Dir("kubeconfig"), "--listen", "127.0.0.1:0",
              "--http-listen", "127.0.0.1:0", "--insecure", "--leader-elect=false",
-             "--min-resync-period-seconds", std::to_string(flags_.resync_seconds),
+             absl::StrCat("--min-resync-period=", flags_.resync_seconds, "s"),
              "--log-level", "warning"};
   if (flags_.kube_api_qps > 0) {
     gm.argv.push_back("--kube-api-qps");
@@ -490,15 +474,15 @@ bool ApiRequestsBench::Report(std::ostream& out) const {
 }  // namespace nereid::bench
 
 int main(int argc, char** argv) {
-  absl::StatusOr<nereid::bench::Flags> flags = nereid::bench::ParseFlags(argc, argv);
-  if (!flags.ok()) {
-    std::cerr << "api_requests_bench: " << flags.status().message() << "\n";
-    nereid::bench::Usage();
-    return 2;
+  nereid::bench::Flags parsed;
+  nereid::config::OptionSet options = nereid::bench::RegisterOptions(parsed);
+  if (std::optional<int> exit_code = nereid::bench::ReadFlags(
+          options, argc, argv, [&] { return nereid::bench::CheckRequired(parsed); })) {
+    return *exit_code;
   }
-  const bool enforce = flags->enforce;
-  const nereid::bench::Workload workload = *nereid::bench::WorkloadOf(flags->kind);
-  nereid::bench::ApiRequestsBench bench(*std::move(flags), workload);
+  const bool enforce = parsed.enforce;
+  const nereid::bench::Workload workload = *nereid::bench::WorkloadOf(parsed.kind);
+  nereid::bench::ApiRequestsBench bench(std::move(parsed), workload);
   if (absl::Status s = bench.Run(); !s.ok()) {
     std::cerr << "api_requests_bench: " << s << "\n";
     return 1;

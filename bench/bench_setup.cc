@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 
@@ -14,39 +15,32 @@
 #include "common/api/yaml_json.h"
 #include "common/kube/resource.h"
 #include "common/status/macros.h"
+#include "common/version/version.h"
 #include "httplib.h"
 
 namespace nereid::bench {
 
-bool FlagReader::Next() {
-  if (++index_ >= argc_) return false;
-  name_ = argv_[index_];
-  return true;
-}
-
-absl::StatusOr<std::string> FlagReader::Value() {
-  if (index_ + 1 >= argc_) return absl::InvalidArgumentError(absl::StrCat(name_, " needs a value"));
-  return std::string(argv_[++index_]);
-}
-
-absl::Status FlagReader::Integer(int* out, int min) {
-  ASSIGN_OR_RETURN(std::string text, Value());
-  if (!absl::SimpleAtoi(text, out) || *out < min) {
-    return absl::InvalidArgumentError(absl::StrCat(name_, ": want an integer >= ", min));
+std::optional<int> ReadFlags(config::OptionSet& options, int argc, char** argv,
+                             const std::function<absl::Status()>& check) {
+  absl::StatusOr<config::OptionSet::Loaded> loaded =
+      options.Load(std::vector<std::string>(argv + 1, argv + argc), config::NoEnv());
+  if (loaded.ok() && loaded->help) {
+    std::cout << options.Help();
+    return 0;
   }
-  return absl::OkStatus();
-}
-
-absl::Status FlagReader::Number(double* out, double min) {
-  ASSIGN_OR_RETURN(std::string text, Value());
-  if (!absl::SimpleAtod(text, out) || *out < min) {
-    return absl::InvalidArgumentError(absl::StrCat(name_, ": want a number >= ", min));
+  if (loaded.ok() && loaded->version) {
+    std::cout << version::VersionLine(options.program()) << "\n";
+    return 0;
   }
-  return absl::OkStatus();
-}
-
-absl::Status FlagReader::Unknown() const {
-  return absl::InvalidArgumentError(absl::StrCat("unknown argument ", name_));
+  const absl::Status status = loaded.ok() ? check() : loaded.status();
+  if (!status.ok()) {
+    std::cerr << options.program() << ": " << status.message() << "\n\n" << options.Help();
+    return 2;
+  }
+  for (const std::string& warning : loaded->warnings) {
+    std::cerr << options.program() << ": warning: " << warning << "\n";
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<DevApiServer> StartDevApiServer(const std::string& binary,

@@ -5,43 +5,27 @@
 // print beside the figures (the machine is shared).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/config/option_set.h"
 #include "common/kube/client.h"
 #include "common/kube/resource.h"
 #include "tests/support/subprocess.h"
 
 namespace nereid::bench {
 
-// `--name value` and `--switch` flags, read in order:
-//   FlagReader flags(argc, argv);
-//   while (flags.Next()) {
-//     if (flags.name() == "--nodes") RETURN_IF_ERROR(flags.Integer(&nodes, 1));
-//     else return flags.Unknown();
-//   }
-class FlagReader {
- public:
-  FlagReader(int argc, char** argv) : argc_(argc), argv_(argv) {}
-  // Moves to the next flag; false when there is none.
-  bool Next();
-  const std::string& name() const { return name_; }
-  // The flag's value (the next argument).
-  absl::StatusOr<std::string> Value();
-  absl::Status Integer(int* out, int min);
-  absl::Status Number(double* out, double min);
-  absl::Status Unknown() const;
-
- private:
-  const int argc_;
-  char** const argv_;
-  int index_ = 0;
-  std::string name_;
-};
+// Reads the command line (argv[1..]) into the targets of `options` (common/config/option_set.h),
+// then runs `check` (required flags and the like). nullopt: go on. Else the exit status: 0 after
+// --help or --version (printed to stdout), 2 after an error (printed with the help to stderr).
+std::optional<int> ReadFlags(config::OptionSet& options, int argc, char** argv,
+                             const std::function<absl::Status()>& check);
 
 // devapiserver, in memory on 127.0.0.1:0, writing a kubeconfig for itself to `kubeconfig_out`,
 // with `extra_args` after its own.

@@ -53,6 +53,7 @@
 
 #include "bench/count_floor.h"
 #include "bench/count_strategies.h"
+#include "common/config/option_set.h"
 #include "localcontroller/dataset/line_scan.h"
 #include "localcontroller/dataset/sample_counter.h"
 
@@ -222,41 +223,42 @@ struct TempDirGuard {
   }
 };
 
-bool ParseArgs(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--localcontroller" && value(&o->localcontroller)) continue;
-    if (a == "--dir" && value(&o->dir)) continue;
-    if (a == "--strategies" && value(&o->strategies)) continue;
-    if (a == "--size" && value(&v)) {
-      o->size = std::strtoull(v.c_str(), nullptr, 10);
-      continue;
-    }
-    if (a == "--reps" && value(&v)) {
-      o->reps = std::max(1, std::atoi(v.c_str()));
-      continue;
-    }
-    if (a == "--enforce") {
-      o->enforce = true;
-      continue;
-    }
-    if (a == "--kernels") {
-      o->kernels = true;
-      continue;
-    }
-    std::cerr << "unknown or incomplete argument " << a << "\n";
+// Every flag, bound to the fields of `o` (whose values are the defaults --help shows).
+nereid::config::OptionSet RegisterOptions(Options& o) {
+  nereid::config::OptionSet options(
+      "count_bench",
+      "usage: count_bench --localcontroller PATH [--size BYTES] [--reps N] [--dir DIR] "
+      "[--enforce]\n"
+      "       count_bench --kernels [--dir DIR]\n"
+      "       count_bench --strategies TXT_FILE [--reps N]",
+      "");
+  options.Add("localcontroller", &o.localcontroller, "the localcontroller binary");
+  options.Add("size", &o.size, "bytes of each generated file", 1);
+  options.Add("reps", &o.reps, "timed runs of each", 1);
+  options.Add("dir", &o.dir, "where the files go (empty: $TMPDIR or /tmp)");
+  options.AddSwitch("enforce", &o.enforce, true, "exit 1 when a target is missed");
+  options.AddSwitch("kernels", &o.kernels, true, "time the line-scan kernels only");
+  options.Add("strategies", &o.strategies, "a txt file: compare ways of reading it instead");
+  return options;
+}
+
+// false: exit (with 0 after --help or --version, else 2).
+bool ParseArgs(int argc, char** argv, Options* o, int* exit_code) {
+  nereid::config::OptionSet options = RegisterOptions(*o);
+  absl::StatusOr<nereid::config::OptionSet::Loaded> loaded =
+      options.Load(std::vector<std::string>(argv + 1, argv + argc), nereid::config::NoEnv());
+  *exit_code = 2;
+  if (!loaded.ok()) {
+    std::cerr << "count_bench: " << loaded.status().message() << "\n";
+    return false;
+  }
+  if (loaded->help || loaded->version) {
+    std::cout << options.Help();
+    *exit_code = 0;
     return false;
   }
   if (o->localcontroller.empty() && !o->kernels && o->strategies.empty()) {
-    std::cerr << "usage: count_bench --localcontroller PATH [--size BYTES] [--reps N] [--dir DIR] "
-                 "[--enforce]\n       count_bench --kernels [--dir DIR]\n"
-                 "       count_bench --strategies TXT_FILE [--reps N]\n";
+    std::cerr << options.Help();
     return false;
   }
   return true;
@@ -516,7 +518,7 @@ bool PrintResults(const std::vector<FormatResult>& results) {
 
 int main(int argc, char** argv) {
   Options opt;
-  if (!ParseArgs(argc, argv, &opt)) return 2;
+  if (int exit_code = 0; !ParseArgs(argc, argv, &opt, &exit_code)) return exit_code;
   if (!opt.strategies.empty()) {
     WarmCache(opt.strategies);
     return nereid::bench::RunStrategies(opt.strategies, opt.reps);

@@ -14,6 +14,6 @@ if(TARGET nereid_test_support)
     COMMAND edge_fanout_bench --devapiserver $<TARGET_FILE:devapiserver>
       --globalmanager $<TARGET_FILE:globalmanager> --gen-certs ${PROJECT_SOURCE_DIR}/scripts/gen-certs.sh
       --crd ${PROJECT_SOURCE_DIR}/deploy/crds
-      --nodes 15 --datasets-per-node 2 --baseline-writes 30 --restart --timeout 60)
+      --nodes 15 --datasets-per-node 2 --baseline-writes 30 --restart --timeout 1m)
   set_tests_properties(edge_fanout_bench_smoke PROPERTIES LABELS bench TIMEOUT 120)
 endif()

@@ -4,11 +4,11 @@
 //   edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs scripts/gen-certs.sh
 //       --crd deploy/crds [--nodes 1000] [--datasets-per-node 10]
 //       [--create-threads 4] [--create-rate 0] [--leader-elect] [--baseline-writes 2000]
-//       [--kubectl BIN --kubectl-objects 1000] [--restart] [--timeout 900] [--dir DIR] [--enforce]
-//       [--settle SECONDS]  (a pause after connect, create and report: time to snapshot the GM)
+//       [--kubectl BIN --kubectl-objects 1000] [--restart] [--timeout 15m] [--dir DIR] [--enforce]
+//       [--settle 10s]  (a pause after connect, create and report: time to snapshot the GM)
 //       [--ignore-retry-after]  (nodes answered RETRY "Busy" use the LC's own backoff, 5 s
 //                                doubling to 5 min, not the GM's estimate: LCs before it existed)
-//       [--gm-arg FLAG]...  (more GM flags, e.g. --gm-arg --max-held-reports=1024)
+//       [--gm-arg=FLAG]...  (more GM flags, e.g. --gm-arg=--max-held-reports=1024)
 //       [--relay]  (a second GM replica, a standby, takes the nodes' connections and relays their
 //                   streams to the leader: every phase also prints the standby's memory and CPU)
 //       [--shards]  (both replicas run --edge-shards and the nodes dial the leader, as a Service
@@ -133,89 +133,60 @@ struct Flags {
   bool enforce = false;
 };
 
-void Usage() {
-  std::cerr
-      << "usage: edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs SCRIPT"
-         " --crd CRD_FILE_OR_DIR...\n"
-         "  [--nodes N] [--datasets-per-node M] [--create-threads T] [--create-rate R]\n"
-         "  [--leader-elect] [--baseline-writes K] [--kubectl BIN] [--kubectl-objects K]\n"
-         "  [--restart] [--timeout SECONDS] [--dir DIR] [--gm-log-level L] [--namespace NS]\n"
-         "  [--settle SECONDS] [--ignore-retry-after] [--gm-arg FLAG]... [--relay] [--shards]\n"
-         "  [--shards-join] [--spread] [--churn K] [--enforce]\n";
+// Every flag, bound to the fields of `f` (whose values are the defaults --help shows).
+config::OptionSet RegisterOptions(Flags& f) {
+  config::OptionSet options(
+      "edge_fanout_bench",
+      "usage: edge_fanout_bench --devapiserver BIN --globalmanager BIN --gen-certs SCRIPT "
+      "--crd CRD_FILE_OR_DIR... [flags]",
+      "The flags are explained in the header of bench/edge_fanout_bench.cc.\n");
+  options.Add("devapiserver", &f.devapiserver, "devapiserver binary (required)");
+  options.Add("globalmanager", &f.globalmanager, "globalmanager binary (required)");
+  options.Add("gen-certs", &f.gen_certs, "scripts/gen-certs.sh (required)");
+  options.AddList("crd", &f.crds, "CRD file or directory (required)");
+  options.Add("kubectl", &f.kubectl, "kubectl binary for the kubectl phase (empty: skipped)");
+  options.Add("nodes", &f.nodes, "simulated nodes", 1);
+  options.Add("datasets-per-node", &f.datasets_per_node, "Datasets per node", 1);
+  options.Add("create-threads", &f.create_threads, "RestClient threads creating Datasets", 1);
+  options.Add("create-rate", &f.create_rate, "objects/s over all threads, 0 = unpaced", 0);
+  options.AddSwitch("leader-elect", &f.leader_elect, true, "the GM runs leader election");
+  options.AddSwitch("relay", &f.relay, true, "a standby replica relays the nodes to the leader");
+  options.AddSwitch("shards", &f.shards, true, "both replicas shard the nodes");
+  options.AddSwitch("shards-join", &f.shards_join, true,
+                    "as --shards, the second replica joins after the connect phase");
+  options.AddSwitch("spread", &f.spread, true, "the nodes dial the leader and the standby in turn");
+  options.Add("churn", &f.churn, "rounds of changing every Dataset after the reports", 0);
+  options.Add("baseline-writes", &f.baseline_writes, "status writes of the baseline client", 0);
+  options.Add("kubectl-objects", &f.kubectl_objects, "objects kubectl lists", 1);
+  options.AddSwitch("restart", &f.restart, true, "restart the GM and measure the reconnect");
+  options.AddSwitch("ignore-retry-after", &f.ignore_retry_after, true,
+                    "nodes back off on RETRY as LCs did before retry_after");
+  options.AddList("gm-arg", &f.gm_args, "a GM flag, e.g. --gm-arg=--max-held-reports=1024");
+  options.AddSeconds("settle", &f.settle_seconds, "pause after connect, create and report",
+                     absl::ZeroDuration());
+  options.AddSeconds("timeout", &f.timeout_seconds, "limit of each phase", absl::ZeroDuration());
+  options.Add("dir", &f.dir, "working directory (empty: a temporary one)");
+  options.Add("gm-log-level", &f.gm_log_level, "the GM's --log-level");
+  options.Add("namespace", &f.ns, "namespace of the Datasets");
+  options.AddSwitch("enforce", &f.enforce, true, "exit 1 when a target is missed");
+  return options;
 }
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
-  Flags flags;
-  FlagReader reader(argc, argv);
-  while (reader.Next()) {
-    const std::string& arg = reader.name();
-    if (arg == "--devapiserver") {
-      ASSIGN_OR_RETURN(flags.devapiserver, reader.Value());
-    } else if (arg == "--globalmanager") {
-      ASSIGN_OR_RETURN(flags.globalmanager, reader.Value());
-    } else if (arg == "--gen-certs") {
-      ASSIGN_OR_RETURN(flags.gen_certs, reader.Value());
-    } else if (arg == "--crd") {
-      ASSIGN_OR_RETURN(std::string crd, reader.Value());
-      flags.crds.push_back(std::move(crd));
-    } else if (arg == "--kubectl") {
-      ASSIGN_OR_RETURN(flags.kubectl, reader.Value());
-    } else if (arg == "--nodes") {
-      RETURN_IF_ERROR(reader.Integer(&flags.nodes, 1));
-    } else if (arg == "--datasets-per-node") {
-      RETURN_IF_ERROR(reader.Integer(&flags.datasets_per_node, 1));
-    } else if (arg == "--create-threads") {
-      RETURN_IF_ERROR(reader.Integer(&flags.create_threads, 1));
-    } else if (arg == "--create-rate") {
-      RETURN_IF_ERROR(reader.Number(&flags.create_rate, 0));
-    } else if (arg == "--leader-elect") {
-      flags.leader_elect = true;
-    } else if (arg == "--relay" || arg == "--shards" || arg == "--shards-join") {
-      flags.relay = true;
-      flags.shards = flags.shards || arg != "--relay";
-      flags.shards_join = flags.shards_join || arg == "--shards-join";
-      flags.leader_elect = true;  // a standby needs a Lease to follow
-    } else if (arg == "--spread") {
-      flags.spread = true;
-    } else if (arg == "--churn") {
-      RETURN_IF_ERROR(reader.Integer(&flags.churn, 0));
-    } else if (arg == "--baseline-writes") {
-      RETURN_IF_ERROR(reader.Integer(&flags.baseline_writes, 0));
-    } else if (arg == "--kubectl-objects") {
-      RETURN_IF_ERROR(reader.Integer(&flags.kubectl_objects, 1));
-    } else if (arg == "--timeout") {
-      RETURN_IF_ERROR(reader.Number(&flags.timeout_seconds, 0));
-    } else if (arg == "--dir") {
-      ASSIGN_OR_RETURN(flags.dir, reader.Value());
-    } else if (arg == "--gm-log-level") {
-      ASSIGN_OR_RETURN(flags.gm_log_level, reader.Value());
-    } else if (arg == "--namespace") {
-      ASSIGN_OR_RETURN(flags.ns, reader.Value());
-    } else if (arg == "--settle") {
-      RETURN_IF_ERROR(reader.Number(&flags.settle_seconds, 0));
-    } else if (arg == "--restart") {
-      flags.restart = true;
-    } else if (arg == "--ignore-retry-after") {
-      flags.ignore_retry_after = true;
-    } else if (arg == "--gm-arg") {
-      ASSIGN_OR_RETURN(std::string gm_arg, reader.Value());
-      flags.gm_args.push_back(std::move(gm_arg));
-    } else if (arg == "--enforce") {
-      flags.enforce = true;
-    } else {
-      return reader.Unknown();
-    }
-  }
+// The checks after reading: required flags, and the switches that imply others.
+absl::Status Finish(Flags& flags) {
   if (flags.devapiserver.empty() || flags.globalmanager.empty() || flags.gen_certs.empty() ||
       flags.crds.empty()) {
     return absl::InvalidArgumentError(
         "--devapiserver, --globalmanager, --gen-certs and --crd are required");
   }
+  flags.shards = flags.shards || flags.shards_join;
+  flags.relay = flags.relay || flags.shards;
+  flags.leader_elect = flags.leader_elect || flags.relay;  // a standby needs a Lease to follow
   if (flags.spread && (!flags.relay || flags.shards_join)) {
     return absl::InvalidArgumentError(
         "--spread needs both replicas from the start: --relay or --shards, not --shards-join");
   }
-  return flags;
+  return absl::OkStatus();
 }
 
 std::string NodeName(int n) { return absl::StrFormat("edge-%04d", n); }
@@ -1025,14 +996,14 @@ int main(int argc, char** argv) {
   // its deadlock check over all of them on every lock, which made the simulator, not the GM, the
   // bottleneck of a 10,000-node reconnect (bench/RESULTS.md), as it was in the GM.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  absl::StatusOr<nereid::bench::Flags> flags = nereid::bench::ParseFlags(argc, argv);
-  if (!flags.ok()) {
-    std::cerr << "edge_fanout_bench: " << flags.status().message() << "\n";
-    nereid::bench::Usage();
-    return 2;
+  nereid::bench::Flags flags;
+  nereid::config::OptionSet options = nereid::bench::RegisterOptions(flags);
+  if (std::optional<int> exit_code = nereid::bench::ReadFlags(
+          options, argc, argv, [&] { return nereid::bench::Finish(flags); })) {
+    return *exit_code;
   }
-  const bool enforce = flags->enforce;
-  nereid::bench::FanoutBench bench(*std::move(flags));
+  const bool enforce = flags.enforce;
+  nereid::bench::FanoutBench bench(std::move(flags));
   const absl::Status run = bench.Run();
   const bool targets_met = bench.Report(std::cout);
   if (!run.ok()) {

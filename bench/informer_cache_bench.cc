@@ -141,20 +141,7 @@ Measure Cache(const std::vector<std::string>& texts, const kube::ObjectTransform
           get_micros, contains_micros};
 }
 
-absl::Status Run(int argc, char** argv) {
-  std::string manifest_path;
-  int objects = 10000;
-  FlagReader flags(argc, argv);
-  while (flags.Next()) {
-    if (flags.name() == "--manifest") {
-      ASSIGN_OR_RETURN(manifest_path, flags.Value());
-    } else if (flags.name() == "--objects") {
-      RETURN_IF_ERROR(flags.Integer(&objects, 1));
-    } else {
-      return flags.Unknown();
-    }
-  }
-  if (manifest_path.empty()) return absl::InvalidArgumentError("--manifest FILE is required");
+absl::Status Run(const std::string& manifest_path, int objects) {
   std::ifstream in(manifest_path);
   std::stringstream yaml;
   yaml << in.rdbuf();
@@ -205,7 +192,20 @@ absl::Status Run(int argc, char** argv) {
 }  // namespace nereid::bench
 
 int main(int argc, char** argv) {
-  absl::Status status = nereid::bench::Run(argc, argv);
+  std::string manifest_path;
+  int objects = 10000;
+  nereid::config::OptionSet options(
+      "informer_cache_bench", "usage: informer_cache_bench --manifest FILE [--objects N]", "");
+  options.Add("manifest", &manifest_path, "a manifest (YAML) to cache copies of (required)");
+  options.Add("objects", &objects, "copies cached", 1);
+  if (std::optional<int> exit_code =
+          nereid::bench::ReadFlags(options, argc, argv, [&]() -> absl::Status {
+            if (!manifest_path.empty()) return absl::OkStatus();
+            return absl::InvalidArgumentError("--manifest FILE is required");
+          })) {
+    return *exit_code;
+  }
+  absl::Status status = nereid::bench::Run(manifest_path, objects);
   if (!status.ok()) {
     std::cerr << "informer_cache_bench: " << status << "\n";
     return 2;

@@ -12,7 +12,7 @@
 // runs plaintext gRPC instead, for comparison.
 //
 //   lc_memory_bench --localcontroller PATH (--gen-certs SCRIPT | --insecure) [--datasets N]
-//                   [--dir DIR] [--settle SECONDS] [--enforce]
+//                   [--dir DIR] [--settle 5s] [--enforce]
 //
 // Targets (the LC's memory budget on small edge devices): idle <= 20 MB, 1,000 datasets tracked
 // <= 40 MB. Exit status 1 when a count is wrong or an LC fails; with --enforce also when a target
@@ -41,6 +41,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/config/option_set.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
 #include "httplib.h"
@@ -505,36 +507,29 @@ std::optional<Row> RunFloorConnected(const Options& options, const std::string& 
 
 int main(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << arg << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--localcontroller") {
-      options.localcontroller = value();
-    } else if (arg == "--datasets") {
-      options.datasets = std::stoi(value());
-    } else if (arg == "--baseline-client") {
-      options.floor_client = value();
-    } else if (arg == "--gen-certs") {
-      options.gen_certs = value();
-    } else if (arg == "--insecure") {
-      options.insecure = true;
-    } else if (arg == "--dir") {
-      options.dir = value();
-    } else if (arg == "--settle") {
-      options.settle_seconds = std::stod(value());
-    } else if (arg == "--enforce") {
-      options.enforce = true;
-    } else {
-      std::cerr << "usage: lc_memory_bench --localcontroller PATH (--gen-certs SCRIPT | --insecure) "
-                   "[--baseline-client PATH] [--datasets N] [--dir DIR] [--settle SECONDS] [--enforce]\n";
-      return 2;
-    }
+  nereid::config::OptionSet flags(
+      "lc_memory_bench",
+      "usage: lc_memory_bench --localcontroller PATH (--gen-certs SCRIPT | --insecure) [flags]",
+      "");
+  flags.Add("localcontroller", &options.localcontroller, "the localcontroller binary (required)");
+  flags.Add("baseline-client", &options.floor_client,
+            "grpc_floor_client (empty: no baseline rows)");
+  flags.Add("gen-certs", &options.gen_certs, "scripts/gen-certs.sh (or --insecure)");
+  flags.AddSwitch("insecure", &options.insecure, true, "plaintext link, no certificates");
+  flags.Add("datasets", &options.datasets, "datasets of the loaded run", 1);
+  flags.Add("dir", &options.dir, "working directory (empty: under $TMPDIR or /tmp)");
+  flags.AddSeconds("settle", &options.settle_seconds, "pause before each memory reading",
+                   absl::ZeroDuration());
+  flags.AddSwitch("enforce", &options.enforce, true, "exit 1 when a target is missed");
+  absl::StatusOr<nereid::config::OptionSet::Loaded> loaded =
+      flags.Load(std::vector<std::string>(argv + 1, argv + argc), nereid::config::NoEnv());
+  if (!loaded.ok()) {
+    std::cerr << "lc_memory_bench: " << loaded.status().message() << "\n" << flags.Help();
+    return 2;
+  }
+  if (loaded->help || loaded->version) {
+    std::cout << flags.Help();
+    return 0;
   }
   if (options.localcontroller.empty() || options.gen_certs.empty() == !options.insecure) {
     std::cerr << "--localcontroller PATH and one of --gen-certs SCRIPT or --insecure are required\n";

@@ -19,7 +19,7 @@ if(TARGET nereid_test_support AND TARGET nereid_edge_simulator)
         --globalmanager $<TARGET_FILE:globalmanager>
         --localcontroller $<TARGET_FILE:localcontroller>
         --gen-certs ${PROJECT_SOURCE_DIR}/scripts/gen-certs.sh
-        --crd ${PROJECT_SOURCE_DIR}/deploy/crds --duration 120 --interval 5)
+        --crd ${PROJECT_SOURCE_DIR}/deploy/crds --duration 2m --interval 5s)
     set_tests_properties(soak_smoke PROPERTIES LABELS bench TIMEOUT 300)
   endif()
 endif()

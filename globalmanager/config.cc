@@ -3,66 +3,23 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <exception>
-#include <fstream>
-#include <map>
 #include <random>
-#include <sstream>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log/log.h"
 #include "common/net/host_port.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
-#include "yaml-cpp/yaml.h"
 
 namespace nereid::gm {
 namespace {
 
-using Setter = std::function<absl::Status(const std::string& value, GmConfig& config)>;
-
 absl::Status Invalid(std::string_view where, std::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(ToAbsl(where), ": ", ToAbsl(message)));
-}
-
-absl::StatusOr<bool> ParseBool(const std::string& text) {
-  const std::string lower = absl::AsciiStrToLower(text);
-  if (lower == "true" || lower == "1" || lower == "t" || lower == "yes") return true;
-  if (lower == "false" || lower == "0" || lower == "f" || lower == "no") return false;
-  return absl::InvalidArgumentError(absl::StrCat("\"", text, "\" is not a boolean (true|false)"));
-}
-
-absl::StatusOr<int64_t> ParseInt(const std::string& text, int64_t min, int64_t max) {
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(text, &value)) {
-    return absl::InvalidArgumentError(absl::StrCat("\"", text, "\" is not an integer"));
-  }
-  if (value < min || value > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(value, " is out of range [", min, ", ", max, "]"));
-  }
-  return value;
-}
-
-// "15s", "1m30s", or integer seconds.
-absl::StatusOr<absl::Duration> ParseDurationValue(const std::string& text) {
-  int64_t seconds = 0;
-  if (absl::SimpleAtoi(text, &seconds)) return absl::Seconds(seconds);
-  absl::Duration duration;
-  if (!absl::ParseDuration(text, &duration)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", text, "\" is not a duration (e.g. 15s, 1m30s, or seconds)"));
-  }
-  return duration;
 }
 
 // `address` as HOST:PORT, or a bare HOST (an IPv6 literal too, as $POD_IP holds it) with the
@@ -76,358 +33,6 @@ absl::StatusOr<std::string> WithListenPort(std::string_view address, std::string
   ASSIGN_OR_RETURN(net::HostPort listen_at, net::ParseHostPort(listen));
   return net::HostPort{std::string(address), listen_at.port}.ToString();
 }
-
-Setter StringSetter(std::string GmConfig::*field) {
-  return [field](const std::string& value, GmConfig& config) {
-    config.*field = value;
-    return absl::OkStatus();
-  };
-}
-
-Setter BoolSetter(std::function<bool&(GmConfig&)> field) {
-  return [field](const std::string& value, GmConfig& config) -> absl::Status {
-    ASSIGN_OR_RETURN(bool parsed, ParseBool(value));
-    field(config) = parsed;
-    return absl::OkStatus();
-  };
-}
-
-Setter IntSetter(std::function<void(GmConfig&, int64_t)> set, int64_t min, int64_t max) {
-  return [set, min, max](const std::string& value, GmConfig& config) -> absl::Status {
-    ASSIGN_OR_RETURN(int64_t parsed, ParseInt(value, min, max));
-    set(config, parsed);
-    return absl::OkStatus();
-  };
-}
-
-// Sets the duration `field` of the config section `section` (e.g. leaderElection.leaseDuration).
-template <typename Section>
-Setter DurationSetter(Section GmConfig::*section, absl::Duration Section::*field) {
-  return [section, field](const std::string& value, GmConfig& config) -> absl::Status {
-    ASSIGN_OR_RETURN(absl::Duration parsed, ParseDurationValue(value));
-    (config.*section).*field = parsed;
-    return absl::OkStatus();
-  };
-}
-
-Setter LeaseString(std::string LeaderElectionSettings::*field) {
-  return [field](const std::string& value, GmConfig& config) {
-    config.leader_election.*field = value;
-    return absl::OkStatus();
-  };
-}
-
-Setter TlsString(std::string net::TlsOptions::*field) {
-  return [field](const std::string& value, GmConfig& config) {
-    config.tls.*field = value;
-    return absl::OkStatus();
-  };
-}
-
-struct Flag {
-  bool is_bool = false;
-  Setter set;
-  std::string help;
-};
-
-const std::map<std::string, Flag>& Flags() {
-  static const std::map<std::string, Flag> flags{
-      {"kubeconfig",
-       {false, StringSetter(&GmConfig::kubeconfig),
-        "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)"}},
-      {"listen", {false, StringSetter(&GmConfig::listen), "edge hub gRPC address (0.0.0.0:9000)"}},
-      {"edge-advertise-address",
-       {false, StringSetter(&GmConfig::edge_advertise_address),
-        "HOST[:PORT] where nodes reach this replica's edge hub; the other replicas send nodes "
-        "there while it leads (default: $POD_IP, port of --listen)"}},
-      {"edge-relay",
-       {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_relay; }),
-        "while not the leader, relay the node streams that reach this replica to the leader "
-        "(default true; false: send the nodes to the leader)"}},
-      {"ready-while-relaying",
-       {true, BoolSetter([](GmConfig& c) -> bool& { return c.ready_while_relaying; }),
-        "while not the leader, report ready while relaying to a known leader, so a Service "
-        "spreads nodes over every replica (default false)"}},
-      {"edge-shards",
-       {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_shards; }),
-        "shard node streams over the replicas: each serves the nodes hashed to it and sends the "
-        "others to their owners (default false)"}},
-      {"edge-moves-per-second",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.edge_moves_per_second = v; }, 1, 100'000),
-        "with --edge-shards, node streams a replica ends per second to move them to a replica "
-        "that joined (100)"}},
-      {"tls-ca", {false, TlsString(&net::TlsOptions::ca_file), "CA of the node certificates"}},
-      {"tls-cert", {false, TlsString(&net::TlsOptions::cert_file), "GM server certificate"}},
-      {"tls-key", {false, TlsString(&net::TlsOptions::key_file), "GM server key"}},
-      {"insecure",
-       {true, BoolSetter([](GmConfig& c) -> bool& { return c.tls.insecure; }),
-        "plaintext gRPC without certificates (local experiments only)"}},
-      {"http-listen",
-       {false, StringSetter(&GmConfig::http_listen),
-        "/healthz /readyz /metrics address (127.0.0.1:8080)"}},
-      {"config", {false, StringSetter(&GmConfig::config_file), "YAML config file"}},
-      {"namespace",
-       {false, StringSetter(&GmConfig::ns), "namespace to watch (default: all namespaces)"}},
-      {"leader-elect",
-       {true, BoolSetter([](GmConfig& c) -> bool& { return c.leader_election.enabled; }),
-        "leader election on a Lease (default true)"}},
-      {"lease-namespace",
-       {false, LeaseString(&LeaderElectionSettings::lease_namespace),
-        "namespace of the Lease (default: $POD_NAMESPACE or the kubeconfig's)"}},
-      {"lease-name",
-       {false, LeaseString(&LeaderElectionSettings::lease_name), "Lease name (nereid-gm)"}},
-      {"id",
-       {false, LeaseString(&LeaderElectionSettings::identity),
-        "leader-election identity (default: $POD_NAME or hostname_random)"}},
-      {"lc-server",
-       {false, StringSetter(&GmConfig::lc_server),
-        "LC_SERVER injected into workers (http://localhost:9100)"}},
-      {"kb-server",
-       {false, StringSetter(&GmConfig::kb_server),
-        "KB_SERVER injected into workers (http://localhost:9020)"}},
-      {"storage-initializer-image",
-       {false, StringSetter(&GmConfig::storage_initializer_image),
-        "init container fetching s3:// models/datasets (kubeedge/sedna-storage-initializer:v0.3.0)"}},
-      {"literal-s3-credentials",
-       {true, BoolSetter([](GmConfig& c) -> bool& { return c.literal_s3_credentials; }),
-        "copy S3 keys into worker env instead of secretKeyRef (weaker; default false)"}},
-      {"secret-cache-ttl-seconds",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.secret_cache_ttl_seconds = v; }, 0, 3600),
-        "reuse a Secret read for a credentialName this long, 0 = GET it every time (30)"}},
-      {"event-drain-timeout-seconds",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.event_drain_timeout_seconds = v; }, 0, 600),
-        "at shutdown, send queued Events for at most this long, then drop the rest (5)"}},
-      {"min-resync-period-seconds",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.min_resync_period_seconds = v; }, 0, 86400),
-        "informer resync in [min, 2*min) seconds, 0 disables (30)"}},
-      {"controller-workers",
-       {false, IntSetter([](GmConfig& c, int64_t v) { c.controller_workers = int(v); }, 1, 64),
-        "reconcile workers per controller (2)"}},
-      {"report-workers",
-       {false, IntSetter([](GmConfig& c, int64_t v) { c.report_workers = int(v); }, 1, 64),
-        "threads writing edge reports to the API (4)"}},
-      {"max-held-reports",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.max_held_reports = v; }, 64, 10'000'000),
-        "edge reports of all nodes the GM holds before answering RETRY (16384)"}},
-      {"edge-max-pending-handshakes",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.edge_max_pending_handshakes = v; }, 0, 1'000'000),
-        "edge connections in their TLS handshake at once, the rest wait; 0 = no gate (256)"}},
-      {"edge-max-connection-wait-seconds",
-       {false,
-        IntSetter([](GmConfig& c, int64_t v) { c.edge_max_connection_wait_seconds = v; }, 1, 600),
-        "an edge connection that waited this long for its handshake is closed; the node redials "
-        "(10)"}},
-      {"kube-api-qps",
-       {false, IntSetter([](GmConfig& c, int64_t v) { c.kube_api_qps = int(v); }, 0, 100000),
-        "requests/s to the Kubernetes API, 0 = unlimited (500)"}},
-      {"kube-api-burst",
-       {false, IntSetter([](GmConfig& c, int64_t v) { c.kube_api_burst = int(v); }, 1, 100000),
-        "burst above --kube-api-qps (1000)"}},
-      {"log-level", {false, StringSetter(&GmConfig::log_level), "debug|info|warning|error"}},
-  };
-  return flags;
-}
-
-struct ParsedFlag {
-  std::string name;
-  std::string value;
-};
-
-absl::StatusOr<std::vector<ParsedFlag>> ParseArgs(const std::vector<std::string>& args,
-                                                  bool* help) {
-  std::vector<ParsedFlag> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help" || arg == "-help") {
-      *help = true;
-      continue;
-    }
-    if (!absl::StartsWith(arg, "--") || arg.size() == 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument \"", arg, "\" (see --help)"));
-    }
-    std::string name = arg.substr(2);
-    std::optional<std::string> value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto it = Flags().find(name);
-    if (it == Flags().end()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " (see --help)"));
-    }
-    if (!value.has_value()) {
-      if (it->second.is_bool) {
-        value = "true";
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return absl::InvalidArgumentError(absl::StrCat("flag --", name, " needs a value"));
-      }
-    }
-    out.push_back({name, *value});
-  }
-  return out;
-}
-
-// ---- YAML file.
-
-class FileLoader {
- public:
-  FileLoader(std::string path, GmConfig& config, std::vector<std::string>& warnings)
-      : path_(std::move(path)), config_(config), warnings_(warnings) {}
-
-  absl::Status Load() {
-    std::ifstream in(path_);
-    if (!in) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--config ", path_, ": cannot read the file (", std::strerror(errno), ")"));
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    YAML::Node root;
-    try {
-      root = YAML::Load(text.str());
-    } catch (const std::exception& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("config file ", path_, ": not valid YAML: ", e.what()));
-    }
-    if (root.IsNull()) return absl::OkStatus();  // An empty file changes nothing.
-    if (!root.IsMap()) {
-      return absl::InvalidArgumentError(absl::StrCat("config file ", path_, ": must be a YAML map"));
-    }
-    for (const auto& entry : root) {
-      const std::string key = entry.first.as<std::string>("");
-      RETURN_IF_ERROR(TopLevel(key, entry.second));
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  std::string Where(std::string_view key) const {
-    return absl::StrCat("config file ", path_, ": key ", ToAbsl(key));
-  }
-
-  // The scalar text of `node` ("" for null); an error for maps and sequences.
-  absl::StatusOr<std::string> Scalar(const YAML::Node& node, std::string_view key) const {
-    if (node.IsNull()) return std::string();
-    if (!node.IsScalar()) return Invalid(Where(key), "must be a scalar value");
-    return node.Scalar();
-  }
-
-  absl::Status Set(const YAML::Node& node, std::string_view key, const Setter& setter) {
-    ASSIGN_OR_RETURN(std::string value, Scalar(node, key));
-    absl::Status status = setter(value, config_);
-    if (!status.ok()) return Invalid(Where(key), ToStd(status.message()));
-    return absl::OkStatus();
-  }
-
-  absl::Status Map(const YAML::Node& node, std::string_view key,
-                   const std::map<std::string, Setter>& fields) {
-    if (node.IsNull()) return absl::OkStatus();
-    if (!node.IsMap()) return Invalid(Where(key), "must be a map");
-    for (const auto& entry : node) {
-      const std::string sub = entry.first.as<std::string>("");
-      const std::string path = absl::StrCat(ToAbsl(key), ".", sub);
-      auto it = fields.find(sub);
-      if (it == fields.end()) return Invalid(Where(path), "unknown key");
-      RETURN_IF_ERROR(Set(entry.second, path, it->second));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status TopLevel(const std::string& key, const YAML::Node& value) {
-    const auto& flags = Flags();
-    static const std::map<std::string, std::string> kScalarKeys = {
-        {"kubeConfig", "kubeconfig"},
-        {"namespace", "namespace"},
-        {"minResyncPeriodSeconds", "min-resync-period-seconds"},
-        {"listen", "listen"},
-        {"httpListen", "http-listen"},
-        {"edgeAdvertiseAddress", "edge-advertise-address"},
-        {"edgeRelay", "edge-relay"},
-        {"readyWhileRelaying", "ready-while-relaying"},
-        {"edgeShards", "edge-shards"},
-        {"edgeMovesPerSecond", "edge-moves-per-second"},
-        {"insecure", "insecure"},
-        {"controllerWorkers", "controller-workers"},
-        {"reportWorkers", "report-workers"},
-        {"maxHeldReports", "max-held-reports"},
-        {"edgeMaxPendingHandshakes", "edge-max-pending-handshakes"},
-        {"edgeMaxConnectionWaitSeconds", "edge-max-connection-wait-seconds"},
-        {"kubeAPIQPS", "kube-api-qps"},
-        {"kubeAPIBurst", "kube-api-burst"},
-        {"logLevel", "log-level"},
-        {"storageInitializerImage", "storage-initializer-image"},
-        {"literalS3Credentials", "literal-s3-credentials"},
-        {"secretCacheTTLSeconds", "secret-cache-ttl-seconds"},
-        {"eventDrainTimeoutSeconds", "event-drain-timeout-seconds"},
-    };
-    if (auto it = kScalarKeys.find(key); it != kScalarKeys.end()) {
-      return Set(value, key, flags.at(it->second).set);
-    }
-    if (key == "master") {
-      ASSIGN_OR_RETURN(std::string master, Scalar(value, key));
-      if (!master.empty()) {
-        return Invalid(Where(key),
-                       "is not supported; put the API server address in the kubeconfig");
-      }
-      return absl::OkStatus();
-    }
-    if (key == "websocket") {
-      warnings_.push_back(absl::StrCat(
-          Where(key), " is ignored: Nereid's edge link is gRPC on `listen` (", config_.listen,
-          " unless set)"));
-      return absl::OkStatus();
-    }
-    if (key == "localController") {
-      return Map(value, key, {{"server", flags.at("lc-server").set}});
-    }
-    if (key == "knowledgeBaseServer") {
-      return Map(value, key, {{"server", flags.at("kb-server").set}});
-    }
-    if (key == "tls") {
-      return Map(value, key,
-                 {{"ca", flags.at("tls-ca").set},
-                  {"cert", flags.at("tls-cert").set},
-                  {"key", flags.at("tls-key").set}});
-    }
-    if (key == "leaderElection") {
-      return Map(value, key,
-                 {{"enabled", flags.at("leader-elect").set},
-                  {"leaseNamespace", flags.at("lease-namespace").set},
-                  {"leaseName", flags.at("lease-name").set},
-                  {"id", flags.at("id").set},
-                  {"leaseDuration", DurationSetter(&GmConfig::leader_election,
-                                                   &LeaderElectionSettings::lease_duration)},
-                  {"renewDeadline", DurationSetter(&GmConfig::leader_election,
-                                                   &LeaderElectionSettings::renew_deadline)},
-                  {"retryPeriod", DurationSetter(&GmConfig::leader_election,
-                                                 &LeaderElectionSettings::retry_period)}});
-    }
-    if (key == "edgeKeepalive") {
-      using net::KeepaliveOptions;
-      return Map(value, key,
-                 {{"time", DurationSetter(&GmConfig::edge_keepalive, &KeepaliveOptions::time)},
-                  {"timeout",
-                   DurationSetter(&GmConfig::edge_keepalive, &KeepaliveOptions::timeout)},
-                  {"minClientPingInterval",
-                   DurationSetter(&GmConfig::edge_keepalive,
-                                  &KeepaliveOptions::min_client_ping_interval)}});
-    }
-    return Invalid(Where(key), "unknown key");
-  }
-
-  const std::string path_;
-  GmConfig& config_;
-  std::vector<std::string>& warnings_;
-};
 
 std::string DefaultIdentity() {
   char host[256] = {};
@@ -444,14 +49,6 @@ bool IsHttpUrl(const std::string& url) {
 }
 
 }  // namespace
-
-EnvLookup ProcessEnv() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* value = std::getenv(name.c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
 
 absl::Status ValidateConfig(const GmConfig& config) {
   if (absl::Status s = net::ParseHostPort(config.listen).status(); !s.ok()) {
@@ -531,37 +128,151 @@ absl::Status ValidateConfig(const GmConfig& config) {
   return absl::OkStatus();
 }
 
+config::OptionSet RegisterOptions(GmConfig& c) {
+  using config::ValueIn;
+  config::OptionSet options(
+      "globalmanager",
+      "usage: globalmanager --tls-ca F --tls-cert F --tls-key F [flags]   (or --insecure)",
+      "The Nereid GlobalManager: reconciles Sedna's resources and serves the edge nodes' gRPC\n"
+      "link.\n"
+      "Settings: defaults < --config YAML file < environment < flags. Durations: 30s, 5m, 1h.\n");
+  options.AddConfigFile("config", &c.config_file, "YAML config file (Sedna's gm.yaml keys too)");
+  options.Add("kubeconfig", &c.kubeconfig,
+              "kubeconfig file (empty: $KUBECONFIG, in-cluster, ~/.kube/config)")
+      .Yaml("kubeConfig");
+  options.Add("namespace", &c.ns, "namespace to watch (empty: all namespaces)").Yaml("namespace");
+  options.Add("listen", &c.listen, "edge hub gRPC address").Yaml("listen");
+  options.Add("edge-advertise-address", &c.edge_advertise_address,
+              "HOST[:PORT] where nodes reach this replica's edge hub; the other replicas send "
+              "nodes there while it leads (port: that of --listen)")
+      .Yaml("edgeAdvertiseAddress")
+      .Env("POD_IP");
+  options.Add("edge-relay", &c.edge_relay,
+              "while not the leader, relay the node streams that reach this replica to the "
+              "leader (false: send the nodes to the leader)")
+      .Yaml("edgeRelay");
+  options.Add("ready-while-relaying", &c.ready_while_relaying,
+              "while not the leader, report ready while relaying to a known leader, so a Service "
+              "spreads nodes over every replica")
+      .Yaml("readyWhileRelaying");
+  options.Add("edge-shards", &c.edge_shards,
+              "shard node streams over the replicas: each serves the nodes hashed to it and sends "
+              "the others to their owners")
+      .Yaml("edgeShards");
+  options.Add("edge-moves-per-second", &c.edge_moves_per_second,
+              "with --edge-shards, node streams a replica ends per second to move them to a "
+              "replica that joined", 1, 100'000)
+      .Yaml("edgeMovesPerSecond");
+  options.Add("tls-ca", &c.tls.ca_file, "CA of the node certificates").Yaml("tls.ca");
+  options.Add("tls-cert", &c.tls.cert_file, "GM server certificate").Yaml("tls.cert");
+  options.Add("tls-key", &c.tls.key_file, "GM server key").Yaml("tls.key");
+  options.Add("insecure", &c.tls.insecure,
+              "plaintext gRPC without certificates (local experiments only)")
+      .Yaml("insecure");
+  options.Add("http-listen", &c.http_listen, "/healthz /readyz /metrics address")
+      .Yaml("httpListen");
+  LeaderElectionSettings& le = c.leader_election;
+  options.Add("leader-elect", &le.enabled, "leader election on a Lease")
+      .Yaml("leaderElection.enabled");
+  options.Add("lease-namespace", &le.lease_namespace,
+              "namespace of the Lease (empty: the kubeconfig's)")
+      .Yaml("leaderElection.leaseNamespace")
+      .Env("POD_NAMESPACE");
+  options.Add("lease-name", &le.lease_name, "Lease name").Yaml("leaderElection.leaseName");
+  options.Add("id", &le.identity, "leader-election identity (empty: hostname_random)")
+      .Yaml("leaderElection.id")
+      .Env("POD_NAME");
+  options.Add("lease-duration", &le.lease_duration, "how long a Lease holds without renewal")
+      .Yaml("leaderElection.leaseDuration");
+  options.Add("renew-deadline", &le.renew_deadline,
+              "the leader steps down when it could not renew for this long")
+      .Yaml("leaderElection.renewDeadline");
+  options.Add("retry-period", &le.retry_period, "interval of Lease acquire/renew attempts")
+      .Yaml("leaderElection.retryPeriod");
+  options.Add("edge-keepalive-time", &c.edge_keepalive.time,
+              "HTTP/2 ping interval on a silent edge stream")
+      .Yaml("edgeKeepalive.time");
+  options.Add("edge-keepalive-timeout", &c.edge_keepalive.timeout,
+              "a node whose ping is unanswered this long is dropped")
+      .Yaml("edgeKeepalive.timeout");
+  options.Add("edge-min-client-ping-interval", &c.edge_keepalive.min_client_ping_interval,
+              "shortest ping interval LCs may use (more often: GOAWAY too_many_pings)")
+      .Yaml("edgeKeepalive.minClientPingInterval");
+  options.Add("lc-server", &c.lc_server, "LC_SERVER injected into workers")
+      .Yaml("localController.server");
+  options.Add("kb-server", &c.kb_server, "KB_SERVER injected into workers")
+      .Yaml("knowledgeBaseServer.server");
+  options.Add("storage-initializer-image", &c.storage_initializer_image,
+              "init container fetching s3:// models/datasets")
+      .Yaml("storageInitializerImage");
+  options.Add("literal-s3-credentials", &c.literal_s3_credentials,
+              "copy S3 keys into worker env instead of secretKeyRef (weaker)")
+      .Yaml("literalS3Credentials");
+  options.AddSeconds("secret-cache-ttl", &c.secret_cache_ttl_seconds,
+                     "reuse a Secret read for a credentialName this long, 0s = GET it every time",
+                     0, 3600)
+      .Yaml("secretCacheTTL")
+      .DeprecatedFlag("secret-cache-ttl-seconds", ValueIn::kSeconds)
+      .DeprecatedYaml("secretCacheTTLSeconds", ValueIn::kSeconds);
+  options.AddSeconds("event-drain-timeout", &c.event_drain_timeout_seconds,
+                     "at shutdown, send queued Events for at most this long, then drop the rest",
+                     0, 600)
+      .Yaml("eventDrainTimeout")
+      .DeprecatedFlag("event-drain-timeout-seconds", ValueIn::kSeconds)
+      .DeprecatedYaml("eventDrainTimeoutSeconds", ValueIn::kSeconds);
+  // Sedna's gm.yaml key is minResyncPeriodSeconds (integer seconds): current, not deprecated.
+  options.AddSeconds("min-resync-period", &c.min_resync_period_seconds,
+                     "informer resync in [min, 2*min), 0s disables", 0, 86400)
+      .Yaml("minResyncPeriodSeconds", ValueIn::kSeconds)
+      .DeprecatedFlag("min-resync-period-seconds", ValueIn::kSeconds);
+  options.Add("controller-workers", &c.controller_workers, "reconcile workers per controller", 1,
+              64)
+      .Yaml("controllerWorkers");
+  options.Add("report-workers", &c.report_workers, "threads writing edge reports to the API", 1,
+              64)
+      .Yaml("reportWorkers");
+  options.Add("max-held-reports", &c.max_held_reports,
+              "edge reports of all nodes the GM holds before answering RETRY", 64, 10'000'000)
+      .Yaml("maxHeldReports");
+  options.Add("edge-max-pending-handshakes", &c.edge_max_pending_handshakes,
+              "edge connections in their TLS handshake at once, the rest wait; 0 = no gate", 0,
+              1'000'000)
+      .Yaml("edgeMaxPendingHandshakes");
+  options.AddSeconds("edge-max-connection-wait", &c.edge_max_connection_wait_seconds,
+                     "an edge connection that waited this long for its handshake is closed; the "
+                     "node redials",
+                     1, 600)
+      .Yaml("edgeMaxConnectionWait")
+      .DeprecatedFlag("edge-max-connection-wait-seconds", ValueIn::kSeconds)
+      .DeprecatedYaml("edgeMaxConnectionWaitSeconds", ValueIn::kSeconds);
+  options.Add("kube-api-qps", &c.kube_api_qps,
+              "requests/s to the Kubernetes API, 0 = unlimited", 0, 100'000)
+      .Yaml("kubeAPIQPS");
+  options.Add("kube-api-burst", &c.kube_api_burst, "burst above --kube-api-qps", 1, 100'000)
+      .Yaml("kubeAPIBurst");
+  options.Add("log-level", &c.log_level,
+              "debug|info|warning|error (empty: $NEREID_LOG_LEVEL or info)")
+      .Yaml("logLevel");
+  // Sedna's gm.yaml: `master` must be empty (the server goes in the kubeconfig); `websocket` is
+  // Sedna's edge link, which Nereid serves as gRPC on `listen`.
+  options.AddYaml("master", [](std::string_view value, std::string*) {
+    if (value.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "is not supported; put the API server address in the kubeconfig");
+  });
+  options.IgnoreYaml("websocket", "Nereid's edge link is gRPC on `listen`");
+  return options;
+}
+
 absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args,
                                        const EnvLookup& env) {
   CommandLine out;
-  ASSIGN_OR_RETURN(std::vector<ParsedFlag> flags, ParseArgs(args, &out.help));
-  if (out.help) return out;
-
-  // 1. The file named by --config (the last one wins, as for every flag).
-  std::string config_file;
-  for (const ParsedFlag& flag : flags) {
-    if (flag.name == "config") config_file = flag.value;
-  }
-  if (!config_file.empty()) {
-    FileLoader loader(config_file, out.config, out.warnings);
-    RETURN_IF_ERROR(loader.Load());
-  }
-  // 2. Environment.
-  if (std::optional<std::string> pod = env("POD_NAME"); pod.has_value() && !pod->empty()) {
-    out.config.leader_election.identity = *pod;
-  }
-  if (std::optional<std::string> ns = env("POD_NAMESPACE"); ns.has_value() && !ns->empty()) {
-    out.config.leader_election.lease_namespace = *ns;
-  }
-  if (std::optional<std::string> ip = env("POD_IP"); ip.has_value() && !ip->empty()) {
-    out.config.edge_advertise_address = *ip;
-  }
-  // 3. Flags, in order.
-  for (const ParsedFlag& flag : flags) {
-    absl::Status status = Flags().at(flag.name).set(flag.value, out.config);
-    if (!status.ok()) return Invalid(absl::StrCat("--", flag.name), ToStd(status.message()));
-  }
-  out.config.config_file = config_file;
+  config::OptionSet options = RegisterOptions(out.config);
+  ASSIGN_OR_RETURN(config::OptionSet::Loaded loaded, options.Load(args, env));
+  out.help = loaded.help;
+  out.version = loaded.version;
+  out.warnings = std::move(loaded.warnings);
+  if (out.help || out.version) return out;
   if (out.config.leader_election.identity.empty()) {
     out.config.leader_election.identity = DefaultIdentity();
   }
@@ -578,18 +289,8 @@ absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args,
 }
 
 void PrintUsage(std::ostream& out) {
-  out << "usage: globalmanager --kubeconfig FILE --listen ADDR:PORT --tls-ca F --tls-cert F "
-         "--tls-key F\n"
-         "                     [--insecure] [--http-listen 127.0.0.1:PORT] [--config FILE]\n"
-         "                     [--namespace NS] [--leader-elect=true|false] "
-         "[--lease-namespace NS]\n"
-         "                     [--lease-name NAME] [--id ID]\n\n"
-         "Settings: defaults < --config YAML file < environment (POD_NAME, POD_NAMESPACE) < "
-         "flags.\n\nflags:\n";
-  for (const auto& [name, flag] : Flags()) {
-    out << "  --" << name << (flag.is_bool ? "[=true|false]" : " VALUE") << "\n      "
-        << flag.help << "\n";
-  }
+  GmConfig defaults;
+  out << RegisterOptions(defaults).Help();
 }
 
 }  // namespace nereid::gm

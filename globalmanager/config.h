@@ -1,13 +1,8 @@
 #pragma once
 
-// GlobalManager configuration: defaults < YAML file (--config) < environment < flags.
-//
-//   globalmanager --kubeconfig FILE --listen ADDR:PORT --tls-ca F --tls-cert F --tls-key F
-//                 [--insecure] [--http-listen 127.0.0.1:PORT] [--config FILE] [--namespace NS]
-//                 [--leader-elect=true|false] [--lease-namespace NS] [--lease-name NAME] [--id ID]
-//                 [--lc-server URL] [--kb-server URL] [--kube-api-qps N] [--kube-api-burst N]
-//                 [--log-level LEVEL]
-// (`--flag value` and `--flag=value` both work; a bare boolean flag means true.)
+// GlobalManager configuration: defaults < YAML file (--config) < environment < flags, all read by
+// the one configuration layer (common/config/option_set.h). `globalmanager --help` lists every
+// flag with its default, environment variable and file key; --version prints the release.
 //
 // Kubernetes API: --kubeconfig, else $KUBECONFIG, else the in-cluster service account, else
 // ~/.kube/config (common/kube/config.h). In a pod, give no kubeconfig.
@@ -15,18 +10,22 @@
 // YAML file: Sedna's GM config keys (docs/sedna-compatibility.md) so an existing gm.yaml loads —
 //   kubeConfig, namespace, localController: {server}, knowledgeBaseServer: {server},
 //   minResyncPeriodSeconds; `master` must be empty (put the server in the kubeconfig) and
-//   `websocket` is accepted and ignored (Nereid's edge link is gRPC on `listen`) —
-// plus Nereid's: listen, httpListen, tls: {ca, cert, key}, insecure, leaderElection: {enabled,
-//   leaseNamespace, leaseName, id, leaseDuration, renewDeadline, retryPeriod},
-//   edgeAdvertiseAddress,
-//   controllerWorkers, reportWorkers, maxHeldReports, edgeMaxPendingHandshakes,
-//   edgeMaxConnectionWaitSeconds, kubeAPIQPS, kubeAPIBurst, logLevel,
-//   edgeKeepalive: {time, timeout, minClientPingInterval}.
-// Unknown keys are refused, so a typo is not silently ignored. Durations are Go-style strings
-// ("15s", "1m30s") or integer seconds.
+//   `websocket` is accepted and ignored with a warning (Nereid's edge link is gRPC on `listen`) —
+// plus Nereid's (leaderElection: {...} and the like are maps; see --help for every key).
+// Unknown keys are refused, so a typo is not silently ignored.
+// Durations everywhere: a number with a unit ("15s", "5m", "1h", "1m30s"); a bare number is still
+// read as seconds, with a warning.
 //
 // Environment (as a Deployment sets it from the downward API): POD_NAME → the leader-election
 // identity, POD_NAMESPACE → the Lease's namespace, POD_IP → the edge advertise address.
+//
+// Adding a setting is one place: a field with its default in GmConfig below, and one line in
+// RegisterOptions (config.cc), e.g.
+//   options.Add("fleet-status", &c.fleet_status, "what it does").Yaml("fleetStatus");
+// (typed overloads for string, bool, integers with a range, absl::Duration; AddSeconds for a
+// duration kept as int64 seconds). Checks that involve several settings go in ValidateConfig.
+// Renaming a flag: .DeprecatedFlag("old-name") / .DeprecatedYaml("oldKey") keep the old spelling
+// working with a warning.
 
 #include <functional>
 #include <optional>
@@ -36,6 +35,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/config/option_set.h"
 #include "common/net/keepalive.h"
 #include "common/net/tls.h"
 
@@ -126,19 +126,24 @@ struct GmConfig {
   std::string config_file;     // where the file layer came from, for messages
 };
 
-// Environment lookup (injectable for tests): the value, or nullopt when unset.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-EnvLookup ProcessEnv();
+using config::EnvLookup;
+inline EnvLookup ProcessEnv() { return config::ProcessEnv(); }
 
 struct CommandLine {
-  bool help = false;
+  bool help = false;     // --help/-h: print PrintUsage and exit
+  bool version = false;  // --version: print the version line and exit
   GmConfig config;
-  // Settings accepted but not used (e.g. Sedna's `websocket`); the daemon logs them at start.
+  // Deprecated spellings used and settings accepted but not used (e.g. Sedna's `websocket`); the
+  // daemon logs them at start (stderr).
   std::vector<std::string> warnings;
 };
 
+// Every setting of the GM, bound to the fields of `config` (whose values are the defaults --help
+// shows). LoadConfig reads the sources through it; tests list its options.
+config::OptionSet RegisterOptions(GmConfig& config);
+
 // Builds and validates the configuration from `args` (without the program name). InvalidArgument
-// names the flag, variable or file key at fault; help == true when --help/-h was given.
+// names the flag, variable or file key at fault; with --help or --version nothing else is read.
 absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args, const EnvLookup& env);
 
 // The checks LoadConfig applies last: TLS files or --insecure, listen addresses, URLs, positive

@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log/log.h"
 #include "common/process/stop_signals.h"
+#include "common/version/version.h"
 #include "globalmanager/config.h"
 #include "globalmanager/daemon.h"
 
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
   }
   if (command->help) {
     nereid::gm::PrintUsage(std::cout);
+    return 0;
+  }
+  if (command->version) {
+    std::cout << nereid::version::VersionLine("globalmanager") << "\n";
     return 0;
   }
   if (!command->config.log_level.empty()) {

@@ -1,14 +1,8 @@
 #pragma once
 
-// LocalController configuration: defaults < YAML file (--config) < environment < flags.
-//
-//   localcontroller --node NAME --gm HOST:PORT --db FILE --host-root DIR --listen 127.0.0.1:PORT
-//                   --tls-ca F --tls-cert F --tls-key F [--insecure] [--config FILE]
-//                   [--scan-period 60s] [--model-check-period 60s] [--model-http-check-period 1h]
-//                   [--max-request-bytes N] [--http-threads N] [--http-max-connections N]
-//                   [--log-level LEVEL]
-//                   [--keepalive-time 30s] [--keepalive-timeout 10s]
-// (`--flag value` and `--flag=value` both work.)
+// LocalController configuration: defaults < YAML file (--config) < environment < flags, all read
+// by the one configuration layer (common/config/option_set.h). `localcontroller --help` lists
+// every flag with its default, environment variable and file key; --version prints the release.
 //
 // Environment, as Sedna's LC DaemonSet sets it (docs/sedna-compatibility.md):
 //   NODENAME          --node
@@ -18,15 +12,20 @@
 //                     http://localhost:9100, so loopback is enough and nothing else can post)
 //   ROOTFS_MOUNT_DIR  --host-root ("/rootfs")
 //
-// YAML file keys (unknown keys are refused, so a typo is not silently ignored):
-//   node, gm, db, hostRoot, listen, tls: {ca, cert, key}, insecure, scanPeriod,
-//   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, httpMaxConnections,
-//   logLevel,
-//   keepaliveTime, keepaliveTimeout
-// Durations are Go-style strings ("90s", "1m30s", "1h") or integer seconds.
+// YAML file keys: the flags' names in camelCase (node, gm, hostRoot, scanPeriod, tls: {ca, cert,
+// key}, ...; --help shows each). Unknown keys are refused, so a typo is not silently ignored.
+// Durations everywhere: a number with a unit ("90s", "1m30s", "1h"); a bare number is still read
+// as seconds, with a warning.
 //
 // Default database: <host-root>/var/lib/nereid/lc.db (on the host's disk under Sedna's mount, like
 // Sedna's /var/lib/sedna/database.db).
+//
+// Adding a setting is one place: a field with its default in LcConfig below, and one line in
+// RegisterOptions (config.cc), e.g.
+//   options.Add("metrics-listen", &c.metrics_listen, "what it does").Yaml("metricsListen");
+// (typed overloads for string, bool, integers with a range, absl::Duration). A list-valued
+// setting (e.g. several data roots) is an AddCustom whose parser splits on ','. Checks go in
+// ValidateConfig.
 
 #include <cstdint>
 #include <functional>
@@ -37,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/config/option_set.h"
 #include "common/net/tls.h"
 
 namespace nereid::lc {
@@ -69,17 +69,22 @@ struct LcConfig {
   std::string config_file;  // where the file layer came from, for messages
 };
 
-// Environment lookup (injectable for tests): the value, or nullopt when unset.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-EnvLookup ProcessEnv();
+using config::EnvLookup;
+inline EnvLookup ProcessEnv() { return config::ProcessEnv(); }
 
 struct CommandLine {
-  bool help = false;
+  bool help = false;     // --help/-h: print PrintDaemonUsage and exit
+  bool version = false;  // --version: print the version line and exit
   LcConfig config;
+  std::vector<std::string> warnings;  // deprecated spellings used: for stderr
 };
 
+// Every setting of the LC daemon, bound to the fields of `config` (whose values are the defaults
+// --help shows). LoadConfig reads the sources through it; tests list its options.
+config::OptionSet RegisterOptions(LcConfig& config);
+
 // Builds and validates the configuration from `args` (without the program name). InvalidArgument
-// names the flag, variable or file key at fault; help == true when --help/-h was given.
+// names the flag, variable or file key at fault; with --help or --version nothing else is read.
 absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args, const EnvLookup& env);
 
 // The checks LoadConfig applies last (node, GM address, TLS files or --insecure, listen address,

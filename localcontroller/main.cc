@@ -15,6 +15,7 @@
 #include "common/failpoint/failpoint.h"
 #include "common/log/log.h"
 #include "common/process/stop_signals.h"
+#include "common/version/version.h"
 #include "localcontroller/config.h"
 #include "localcontroller/daemon.h"
 #include "localcontroller/dataset/count_command.h"
@@ -32,6 +33,13 @@ int RunDaemon(const std::vector<std::string>& args) {
   if (command_line->help) {
     nereid::lc::PrintDaemonUsage(std::cout);
     return 0;
+  }
+  if (command_line->version) {
+    std::cout << nereid::version::VersionLine("localcontroller") << "\n";
+    return 0;
+  }
+  for (const std::string& warning : command_line->warnings) {
+    std::cerr << "localcontroller: warning: " << warning << "\n";
   }
   const nereid::lc::LcConfig& config = command_line->config;
   if (!config.log_level.empty()) {
@@ -73,10 +81,6 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "count") {
     args.erase(args.begin());
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-      nereid::lc::dataset::PrintCountUsage(std::cout);
-      return 0;
-    }
     return nereid::lc::dataset::RunCountCommand(args, std::cout, std::cerr);
   }
   if (!args.empty() && args[0] == "help") {

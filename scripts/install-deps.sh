@@ -15,7 +15,7 @@ PACKAGES=(
   libabsl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcpp-httplib-dev libssl-dev libmicrohttpd-dev
-  nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev prometheus-cpp-dev
+  nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libsqlite3-dev prometheus-cpp-dev
   catch2 libbenchmark-dev
   openssl curl procps
   libcurl4-openssl-dev

@@ -61,49 +61,39 @@ struct Flags {
   std::string out = ".";
 };
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
-  Flags flags;
-  FlagReader reader(argc, argv);
-  while (reader.Next()) {
-    const std::string& arg = reader.name();
-    if (arg == "--devapiserver") {
-      ASSIGN_OR_RETURN(flags.cluster.devapiserver, reader.Value());
-    } else if (arg == "--globalmanager") {
-      ASSIGN_OR_RETURN(flags.cluster.globalmanager, reader.Value());
-    } else if (arg == "--localcontroller") {
-      ASSIGN_OR_RETURN(flags.cluster.localcontroller, reader.Value());
-    } else if (arg == "--gen-certs") {
-      ASSIGN_OR_RETURN(flags.cluster.gen_certs, reader.Value());
-    } else if (arg == "--crd") {
-      ASSIGN_OR_RETURN(std::string crd, reader.Value());
-      flags.cluster.crds.push_back(std::move(crd));
-    } else if (arg == "--duration") {
-      RETURN_IF_ERROR(reader.Number(&flags.duration_seconds, 1));
-    } else if (arg == "--interval") {
-      RETURN_IF_ERROR(reader.Number(&flags.interval_seconds, 0.5));
-    } else if (arg == "--nodes") {
-      RETURN_IF_ERROR(reader.Integer(&flags.cluster.simulated_nodes, 1));
-    } else if (arg == "--lcs") {
-      RETURN_IF_ERROR(reader.Integer(&flags.cluster.local_controllers, 0));
-    } else if (arg == "--api-watch-history") {
-      RETURN_IF_ERROR(reader.Integer(&flags.cluster.api_watch_history, 100));
-    } else if (arg == "--round-ms") {
-      RETURN_IF_ERROR(reader.Integer(&flags.round_ms, 10));
-    } else if (arg == "--out") {
-      ASSIGN_OR_RETURN(flags.out, reader.Value());
-    } else if (arg == "--dir") {
-      ASSIGN_OR_RETURN(flags.cluster.work_dir, reader.Value());
-    } else {
-      return reader.Unknown();
-    }
-  }
+// Every flag, bound to the fields of `f` (whose values are the defaults --help shows).
+config::OptionSet RegisterOptions(Flags& f) {
+  config::OptionSet options(
+      "soak",
+      "usage: soak --devapiserver BIN --globalmanager BIN --localcontroller BIN --gen-certs "
+      "SCRIPT --crd DIR [flags]",
+      "");
+  SoakClusterOptions& c = f.cluster;
+  options.Add("devapiserver", &c.devapiserver, "devapiserver binary (required)");
+  options.Add("globalmanager", &c.globalmanager, "globalmanager binary (required)");
+  options.Add("localcontroller", &c.localcontroller, "localcontroller binary (required)");
+  options.Add("gen-certs", &c.gen_certs, "scripts/gen-certs.sh (required)");
+  options.AddList("crd", &c.crds, "CRD file or directory (required)");
+  options.AddSeconds("duration", &f.duration_seconds, "how long the soak runs", absl::Seconds(1));
+  options.AddSeconds("interval", &f.interval_seconds, "sampling interval",
+                     absl::Milliseconds(500));
+  options.Add("nodes", &c.simulated_nodes, "simulated nodes", 1);
+  options.Add("lcs", &c.local_controllers, "real LocalControllers", 0);
+  options.Add("api-watch-history", &c.api_watch_history, "devapiserver's --watch-history", 100);
+  options.Add("round-ms", &f.round_ms, "milliseconds per workload round", 10);
+  options.Add("out", &f.out, "directory for the samples");
+  options.Add("dir", &c.work_dir, "working directory (empty: a temporary one)");
+  return options;
+}
+
+absl::Status CheckRequired(const Flags& flags) {
   if (flags.cluster.devapiserver.empty() || flags.cluster.globalmanager.empty() ||
       flags.cluster.localcontroller.empty() || flags.cluster.gen_certs.empty() ||
       flags.cluster.crds.empty()) {
     return absl::InvalidArgumentError(
         "--devapiserver, --globalmanager, --localcontroller, --gen-certs and --crd are required");
   }
-  return flags;
+  return absl::OkStatus();
 }
 
 double FileKb(const std::string& path) {
@@ -303,15 +293,13 @@ void Soak::Report(const std::vector<GrowthVerdict>& verdicts, const SoakWorkload
 }  // namespace nereid::bench
 
 int main(int argc, char** argv) {
-  absl::StatusOr<nereid::bench::Flags> flags = nereid::bench::ParseFlags(argc, argv);
-  if (!flags.ok()) {
-    std::cerr << "soak: " << flags.status().message()
-              << "\nusage: soak --devapiserver BIN --globalmanager BIN --localcontroller BIN"
-                 " --gen-certs SCRIPT --crd DIR [--duration S] [--interval S] [--nodes N]"
-                 " [--lcs N] [--round-ms MS] [--api-watch-history N] [--out DIR] [--dir DIR]\n";
-    return 2;
+  nereid::bench::Flags flags;
+  nereid::config::OptionSet options = nereid::bench::RegisterOptions(flags);
+  if (std::optional<int> exit_code = nereid::bench::ReadFlags(
+          options, argc, argv, [&] { return nereid::bench::CheckRequired(flags); })) {
+    return *exit_code;
   }
-  nereid::bench::Soak soak(*std::move(flags));
+  nereid::bench::Soak soak(std::move(flags));
   const absl::Status run = soak.Run();
   if (!run.ok()) {
     std::cerr << "soak: FAILED: " << run << "\n";

@@ -4,106 +4,49 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
-#include "absl/strings/numbers.h"
+#include "absl/time/time.h"
+#include "common/config/option_set.h"
+#include "common/version/version.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/sample_counter.h"
 #include "nlohmann/json.hpp"
 
 namespace nereid::lc::dataset {
-namespace {
 
-struct Flags {
-  std::string format;
-  std::string host_root = "/rootfs";
-  std::string checkpoint_file;
-  std::string url;
-  bool json = false;
-  bool use_mmap = true;
-  std::optional<uint64_t> max_bytes;
-  std::optional<double> timeout_seconds;
-  int scan_threads = 0;
-};
-
-// Parses "--name value" and "--name=value"; returns false with a message on error.
-bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string* error) {
-  std::vector<std::string> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg == "--") {
-      positional.insert(positional.end(), args.begin() + i + 1, args.end());
-      break;
-    }
-    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      positional.push_back(arg);
-      continue;
-    }
-    std::string name = arg.substr(2);
-    std::optional<std::string> value;
-    if (const size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    if (name == "json" || name == "no-mmap") {
-      if (value.has_value()) {
-        *error = "--" + name + " takes no value";
-        return false;
-      }
-      (name == "json" ? flags->json : flags->use_mmap) = name == "json";
-      continue;
-    }
-    if (!value.has_value()) {
-      if (i + 1 >= args.size()) {
-        *error = "--" + name + " needs a value";
-        return false;
-      }
-      value = args[++i];
-    }
-    if (name == "format") {
-      flags->format = *value;
-    } else if (name == "host-root") {
-      flags->host_root = *value;
-    } else if (name == "checkpoint") {
-      flags->checkpoint_file = *value;
-    } else if (name == "max-bytes") {
-      uint64_t n = 0;
-      if (!absl::SimpleAtoi(*value, &n)) {
-        *error = "--max-bytes needs a number of bytes";
-        return false;
-      }
-      flags->max_bytes = n;
-    } else if (name == "scan-threads") {
-      if (*value == "auto") {
-        flags->scan_threads = 0;
-      } else if (*value == "1" || *value == "2") {
-        flags->scan_threads = *value == "1" ? 1 : 2;
-      } else {
-        *error = "--scan-threads needs auto, 1 or 2";
-        return false;
-      }
-    } else if (name == "timeout") {
-      double s = 0;
-      if (!absl::SimpleAtod(*value, &s) || s <= 0) {
-        *error = "--timeout needs a positive number of seconds";
-        return false;
-      }
-      flags->timeout_seconds = s;
-    } else {
-      *error = "unknown flag --" + name;
-      return false;
-    }
-  }
-  if (flags->format.empty()) {
-    *error = "--format is required";
-    return false;
-  }
-  if (positional.size() != 1) {
-    *error = positional.empty() ? "the dataset url is missing" : "exactly one dataset url expected";
-    return false;
-  }
-  flags->url = positional[0];
-  return true;
+config::OptionSet RegisterCountOptions(CountFlags& f) {
+  config::OptionSet options(
+      "localcontroller count", "usage: localcontroller count --format FORMAT [flags] URL",
+      "Prints the number of samples the LocalController would report for a Dataset with\n"
+      "spec.url URL and spec.format FORMAT. A host path is resolved under --host-root (use / on\n"
+      "the host itself).\n",
+      "Exit status: 0 ok, 1 the dataset has an error (reason on stderr), 2 usage.");
+  options.Add("format", &f.format, "txt, csv, jsonl, dir, voc, xml or coco (required)");
+  options.Add("host-root", &f.counter.host_root, "where the host's filesystem is mounted");
+  options.Add("checkpoint", &f.checkpoint_file,
+              "resume from and update this checkpoint file (incremental counting)");
+  options.AddSwitch("json", &f.json, true,
+                    "print count, bytes read, incremental and source as JSON");
+  options.AddSwitch("no-mmap", &f.counter.read.use_mmap, false, "read files without mmap");
+  options.Add("max-bytes", &f.counter.http.max_bytes, "download limit for http(s) urls", 0);
+  options.Add("timeout", &f.counter.http.total_timeout, "download time limit for http(s) urls",
+              absl::Nanoseconds(1));
+  options.AddCustom("scan-threads", "auto|1|2", "auto",
+                    "threads for a large txt/jsonl file (auto: 2 when a CPU is idle)",
+                    [&f](std::string_view value, std::string*) -> absl::Status {
+                      if (value == "auto" || value == "1" || value == "2") {
+                        f.counter.read.scan_threads = value == "auto" ? 0 : value == "1" ? 1 : 2;
+                        return absl::OkStatus();
+                      }
+                      return absl::InvalidArgumentError("needs auto, 1 or 2");
+                    });
+  options.AddPositional("URL", &f.urls, "the dataset's spec.url");
+  return options;
 }
+
+namespace {
 
 std::optional<Checkpoint> LoadCheckpoint(const std::string& file, std::ostream& err) {
   std::ifstream in(file, std::ios::binary);
@@ -139,40 +82,41 @@ bool SaveCheckpoint(const std::string& file, const Checkpoint& checkpoint, std::
 }  // namespace
 
 void PrintCountUsage(std::ostream& out) {
-  out << "usage: localcontroller count --format FORMAT [--host-root DIR] [--checkpoint FILE]\n"
-         "                             [--json] [--no-mmap] [--max-bytes N] [--timeout SECONDS]\n"
-         "                             [--scan-threads auto|1|2] URL\n"
-         "  Prints the number of samples the LocalController would report for a Dataset with\n"
-         "  spec.url URL and spec.format FORMAT (txt, csv, jsonl, dir, voc, xml, coco).\n"
-         "  A host path is resolved under --host-root (default /rootfs; use / on the host).\n"
-         "  --checkpoint FILE  resume from and update a checkpoint (incremental counting)\n"
-         "  --json             print count, bytes read, incremental and source as JSON\n"
-         "  --scan-threads N   threads for a large txt/jsonl file (auto: 2 when a CPU is idle)\n"
-         "  Exit status: 0 ok, 1 the dataset has an error (reason on stderr), 2 usage.\n";
+  CountFlags defaults;
+  out << RegisterCountOptions(defaults).Help();
 }
 
 int RunCountCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Flags flags;
+  CountFlags flags;
+  config::OptionSet options = RegisterCountOptions(flags);
+  absl::StatusOr<config::OptionSet::Loaded> loaded = options.Load(args, config::NoEnv());
   std::string usage_error;
-  if (!ParseFlags(args, &flags, &usage_error)) {
+  if (!loaded.ok()) {
+    usage_error = std::string(loaded.status().message());
+  } else if (loaded->help) {
+    out << options.Help();
+    return 0;
+  } else if (loaded->version) {
+    out << version::VersionLine("localcontroller") << "\n";
+    return 0;
+  } else if (flags.format.empty()) {
+    usage_error = "--format is required";
+  } else if (flags.urls.size() != 1) {
+    usage_error =
+        flags.urls.empty() ? "the dataset url is missing" : "exactly one dataset url expected";
+  }
+  if (!usage_error.empty()) {
     err << "error: " << usage_error << "\n";
     PrintCountUsage(err);
     return 2;
   }
-  CounterOptions options;
-  options.host_root = flags.host_root;
-  options.read.use_mmap = flags.use_mmap;
-  options.read.scan_threads = flags.scan_threads;
-  if (flags.max_bytes.has_value()) options.http.max_bytes = *flags.max_bytes;
-  if (flags.timeout_seconds.has_value()) {
-    options.http.total_timeout = absl::Seconds(*flags.timeout_seconds);
-  }
-  SampleCounter counter(options);
+  for (const std::string& warning : loaded->warnings) err << "warning: " << warning << "\n";
+  SampleCounter counter(flags.counter);
 
   std::optional<Checkpoint> previous;
   if (!flags.checkpoint_file.empty()) previous = LoadCheckpoint(flags.checkpoint_file, err);
   CountRequest request;
-  request.url = flags.url;
+  request.url = flags.urls[0];
   request.format = flags.format;
   request.previous = previous.has_value() ? &*previous : nullptr;
   absl::StatusOr<CountResult> result = counter.Count(request);

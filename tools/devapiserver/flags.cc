@@ -2,38 +2,75 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/config/option_set.h"
+#include "common/status/macros.h"
 
 namespace nereid::devapi {
 
+// A new flag is one line here and a field in Config.
+config::OptionSet RegisterOptions(Config& c) {
+  config::OptionSet options(
+      "devapiserver", "usage: devapiserver [flags]",
+      "devapiserver: a small Kubernetes-API-compatible server FOR DEVELOPMENT AND TESTS ONLY.\n"
+      "It is not a production API server: no authentication, no authorization, no admission, no\n"
+      "scheduling or kubelet. Use a real cluster in production.\n",
+      "The first line on stdout is \"listening on <URL>\", e.g. \"listening on "
+      "http://127.0.0.1:41233\".\nSIGTERM or SIGINT stops it gracefully.");
+  options.AddCustom(
+      "listen", "HOST:PORT", absl::StrCat(c.host, ":", c.port),
+      "address to listen on (port 0 picks a free port); loopback only unless "
+      "--allow-non-loopback",
+      [&c](std::string_view value, std::string*) -> absl::Status {
+        const size_t colon = value.rfind(':');
+        if (colon == std::string_view::npos) {
+          return absl::InvalidArgumentError("wants HOST:PORT");
+        }
+        std::string host(value.substr(0, colon));
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+          host = host.substr(1, host.size() - 2);
+        }
+        int port = 0;
+        if (!absl::SimpleAtoi(std::string(value.substr(colon + 1)), &port) || port < 0 ||
+            port > 65535) {
+          return absl::InvalidArgumentError("bad port");
+        }
+        c.host = std::move(host);
+        c.port = port;
+        return absl::OkStatus();
+      });
+  options.Add("data", &c.data_file, "persist objects to this SQLite file (empty: in memory)");
+  options.Add("kubeconfig-out", &c.kubeconfig_out, "write a kubeconfig pointing at the server");
+  options.Add("tls-cert", &c.tls_cert, "serve HTTPS with this certificate (with --tls-key)");
+  options.Add("tls-key", &c.tls_key, "the key of --tls-cert");
+  options.Add("tls-ca", &c.tls_ca,
+              "CA to put into the kubeconfig (empty: insecure-skip-tls-verify)");
+  options.Add("watch-history", &c.watch_history,
+              "watch events kept for resuming; older → 410 Gone", 1);
+  options.Add("bookmark-interval", &c.bookmark_interval,
+              "BOOKMARK period for watches that allow them", absl::Nanoseconds(1));
+  options.Add("heartbeat-interval", &c.heartbeat_interval,
+              "blank-line period on idle watches without bookmarks", absl::Nanoseconds(1));
+  options.Add("max-watch-timeout", &c.max_watch_timeout,
+              "longest watch without timeoutSeconds", absl::Nanoseconds(1));
+  options.Add("event-ttl", &c.event_ttl,
+              "Events are deleted this long after they last occurred (kube-apiserver's "
+              "--event-ttl)",
+              absl::Nanoseconds(1));
+  options.Add("threads", &c.threads,
+              "HTTP worker threads; each open watch and each idle keep-alive connection holds one",
+              1);
+  options.Add("log-level", &c.log_level, "debug|info|warning|error (empty: info)");
+  options.AddSwitch("allow-non-loopback", &c.allow_non_loopback, true,
+                    "allow --listen on a non-loopback address");
+  options.AddSwitch("enable-debug-faults", &c.debug_faults, true,
+                    "serve /debug/faults (loopback clients only): tests make requests fail (429, "
+                    "500, ...) and watches expire (410)");
+  return options;
+}
+
 std::string Usage() {
-  return R"(devapiserver: a small Kubernetes-API-compatible server FOR DEVELOPMENT AND TESTS ONLY.
-It is not a production API server: no authentication, no authorization, no admission, no
-scheduling or kubelet. Use a real cluster in production.
-
-Usage: devapiserver [flags]
-  --listen HOST:PORT          address to listen on (default 127.0.0.1:0; port 0 picks a free port).
-                              Loopback only unless --allow-non-loopback.
-  --data FILE                 persist objects to this SQLite file (default: in memory)
-  --kubeconfig-out FILE       write a kubeconfig pointing at the server
-  --tls-cert FILE --tls-key FILE   serve HTTPS with this certificate and key
-  --tls-ca FILE               CA to put into the kubeconfig (default: insecure-skip-tls-verify)
-  --watch-history N           watch events kept for resuming (default 10000); older → 410 Gone
-  --bookmark-interval DUR     BOOKMARK period for watches that allow them (default 15s)
-  --heartbeat-interval DUR    blank-line period on idle watches without bookmarks (default 15s)
-  --max-watch-timeout DUR     longest watch without timeoutSeconds (default 30m)
-  --event-ttl DUR             Events are deleted this long after they last occurred (default 1h,
-                              as kube-apiserver's --event-ttl)
-  --threads N                 HTTP worker threads; each open watch and each idle keep-alive
-                              connection holds one (default 64)
-  --log-level LEVEL           debug|info|warning|error (default info)
-  --allow-non-loopback        allow --listen on a non-loopback address
-  --enable-debug-faults       serve /debug/faults (loopback clients only): tests make requests
-                              fail (429, 500, ...) and watches expire (410); off by default
-  --help                      this text
-
-The first line on stdout is "listening on <URL>", e.g. "listening on http://127.0.0.1:41233".
-SIGTERM or SIGINT stops it gracefully.
-)";
+  Config defaults;
+  return RegisterOptions(defaults).Help();
 }
 
 bool IsLoopback(const std::string& host) {
@@ -42,86 +79,12 @@ bool IsLoopback(const std::string& host) {
 
 absl::StatusOr<Config> ParseFlags(const std::vector<std::string>& args) {
   Config c;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string value;
-    bool has_value = false;
-    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto next = [&]() -> absl::StatusOr<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-      return args[++i];
-    };
-    auto duration = [&](absl::Duration* out) -> absl::Status {
-      absl::StatusOr<std::string> v = next();
-      if (!v.ok()) return v.status();
-      if (!absl::ParseDuration(*v, out) || *out <= absl::ZeroDuration()) {
-        return absl::InvalidArgumentError(absl::StrCat(arg, ": not a positive duration: ", *v));
-      }
-      return absl::OkStatus();
-    };
-    auto count = [&](size_t* out) -> absl::Status {
-      absl::StatusOr<std::string> v = next();
-      if (!v.ok()) return v.status();
-      uint64_t n = 0;
-      if (!absl::SimpleAtoi(*v, &n) || n == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(arg, ": not a positive number: ", *v));
-      }
-      *out = n;
-      return absl::OkStatus();
-    };
-    absl::Status s;
-    if (arg == "--help" || arg == "-h") {
-      c.help = true;
-    } else if (arg == "--listen") {
-      absl::StatusOr<std::string> v = next();
-      if (!v.ok()) return v.status();
-      size_t colon = v->rfind(':');
-      if (colon == std::string::npos) {
-        return absl::InvalidArgumentError(absl::StrCat("--listen wants HOST:PORT, got ", *v));
-      }
-      c.host = v->substr(0, colon);
-      if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') {
-        c.host = c.host.substr(1, c.host.size() - 2);
-      }
-      if (!absl::SimpleAtoi(v->substr(colon + 1), &c.port) || c.port < 0 || c.port > 65535) {
-        return absl::InvalidArgumentError(absl::StrCat("--listen: bad port in ", *v));
-      }
-    } else if (arg == "--data" || arg == "--kubeconfig-out" || arg == "--tls-cert" ||
-               arg == "--tls-key" || arg == "--tls-ca" || arg == "--log-level") {
-      absl::StatusOr<std::string> v = next();
-      if (!v.ok()) return v.status();
-      if (arg == "--data") c.data_file = *v;
-      if (arg == "--kubeconfig-out") c.kubeconfig_out = *v;
-      if (arg == "--tls-cert") c.tls_cert = *v;
-      if (arg == "--tls-key") c.tls_key = *v;
-      if (arg == "--tls-ca") c.tls_ca = *v;
-      if (arg == "--log-level") c.log_level = *v;
-    } else if (arg == "--watch-history") {
-      s = count(&c.watch_history);
-    } else if (arg == "--threads") {
-      s = count(&c.threads);
-    } else if (arg == "--bookmark-interval") {
-      s = duration(&c.bookmark_interval);
-    } else if (arg == "--heartbeat-interval") {
-      s = duration(&c.heartbeat_interval);
-    } else if (arg == "--max-watch-timeout") {
-      s = duration(&c.max_watch_timeout);
-    } else if (arg == "--event-ttl") {
-      s = duration(&c.event_ttl);
-    } else if (arg == "--allow-non-loopback") {
-      c.allow_non_loopback = true;
-    } else if (arg == "--enable-debug-faults") {
-      c.debug_faults = true;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag: ", args[i], " (see --help)"));
-    }
-    if (!s.ok()) return s;
-  }
+  config::OptionSet options = RegisterOptions(c);
+  ASSIGN_OR_RETURN(config::OptionSet::Loaded loaded, options.Load(args, config::NoEnv()));
+  c.help = loaded.help;
+  c.version = loaded.version;
+  c.warnings = std::move(loaded.warnings);
+  if (c.help || c.version) return c;
   if (c.tls_cert.empty() != c.tls_key.empty()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }

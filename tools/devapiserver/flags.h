@@ -1,6 +1,7 @@
 #pragma once
 
-// devapiserver's command line, parsed into a Config (main.cc stays thin).
+// devapiserver's command line, parsed into a Config (main.cc stays thin) by the configuration layer
+// (common/config/option_set.h); a new flag is a field here and one line in flags.cc.
 
 #include <cstdint>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/config/option_set.h"
 
 namespace nereid::devapi {
 
@@ -29,8 +31,12 @@ struct Config {
   size_t threads = 64;
   std::string log_level;
   bool help = false;
+  bool version = false;
+  std::vector<std::string> warnings;  // deprecated forms used: for stderr
 };
 
+// Every flag, bound to the fields of `config` (whose values are the defaults --help shows).
+config::OptionSet RegisterOptions(Config& config);
 std::string Usage();
 // Errors are InvalidArgument with a message fit for stderr.
 absl::StatusOr<Config> ParseFlags(const std::vector<std::string>& args);

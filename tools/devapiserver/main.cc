@@ -8,6 +8,7 @@
 
 #include "common/log/log.h"
 #include "common/process/stop_signals.h"
+#include "common/version/version.h"
 #include "tools/devapiserver/api_server.h"
 #include "tools/devapiserver/event_ttl.h"
 #include "tools/devapiserver/flags.h"
@@ -27,6 +28,13 @@ int main(int argc, char** argv) {
   if (config->help) {
     std::cout << nd::Usage();
     return 0;
+  }
+  if (config->version) {
+    std::cout << nereid::version::VersionLine("devapiserver") << "\n";
+    return 0;
+  }
+  for (const std::string& warning : config->warnings) {
+    std::cerr << "devapiserver: warning: " << warning << "\n";
   }
   if (!config->log_level.empty()) {
     nereid::log::Level level;
