@@ -8,6 +8,7 @@
 #include "common/api/model.h"
 #include "common/api/sedna_contract.h"
 #include "common/status/macros.h"
+#include "globalmanager/controllers/model_resolver.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -58,28 +59,16 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   CheckNodeSelections({{&fe.spec.deployment.pod_template, "spec.template"}}, &causes);
   if (!causes.empty()) return Invalid(std::move(causes));
 
-  std::vector<std::string> missing;
   const std::string ns = kube::Namespace(object);
-  kube::ObjectPtr model = FindModel(ns, fe.spec.model.name, &missing);
-  if (model == nullptr) {
-    ServicePlan plan;
-    plan.kind = ServicePlan::Kind::kWaiting;
-    plan.message = missing.front();
-    return plan;
-  }
+  absl::StatusOr<api::Model> model = FindModel(ns, fe.spec.model.name);
+  if (!model.ok()) return Waiting(kModelNotFound, std::string(model.status().message()));
 
   // The Model's Secret (s3:// models only), for the storage-initializer and its credential env.
-  const api::ModelSpec model_spec = ReadSpec<api::Model>(*model).value_or(api::Model{}).spec;
+  const api::ModelSpec& model_spec = model->spec;
   CredentialProblem problem;
   absl::StatusOr<WorkerS3Options> s3 =
       ReadModelS3(context(), ns, model_spec.url, model_spec.credential_name, &problem);
-  if (!s3.ok()) {
-    ServicePlan plan;
-    plan.kind = ServicePlan::Kind::kWaiting;
-    plan.reason = std::move(problem.reason);
-    plan.message = std::move(problem.message);
-    return plan;
-  }
+  if (!s3.ok()) return Waiting(problem.reason, problem.message);
 
   const WorkerOwner owner = WorkerOwner::FromObject(kKind, object);
   WorkerBuild build;

@@ -177,7 +177,9 @@ absl::Status FederatedLearningController::PrimeEdge() {
   for (const ObjectPtr& object : jobs_->GetLister().List()) {
     if (kube::IsBeingDeleted(*object)) continue;
     FlPlan plan = PlanFederatedLearningJob(*object, Inputs(kube::Namespace(*object)));
-    if (!plan.invalid.empty() || plan.credential_problem.has_value()) continue;
+    if (!plan.invalid.empty() || plan.missing.has_value() || plan.credential_problem.has_value()) {
+      continue;
+    }
     job::JobIdentity id = job::JobIdentity::FromObject(*object, Jobs());
     RETURN_IF_ERROR(Place(kube::Key(*object), *object, plan, children_.Pods(id)));
     ++placed;
@@ -197,6 +199,11 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     // Nothing is created for a spec that cannot work; the user's edit (or the referenced object
     // appearing) re-reconciles. Pods of an earlier valid spec keep running.
     RETURN_IF_ERROR(RecordSpecInvalid(context(), Jobs(), object, plan.invalid));
+    return kube::ReconcileResult{};
+  }
+  if (plan.missing.has_value()) {  // Its informer handler re-reconciles when it appears.
+    RETURN_IF_ERROR(RecordSpecInvalid(context(), Jobs(), object, plan.missing->reason,
+                                      plan.missing->message));
     return kube::ReconcileResult{};
   }
   if (plan.credential_problem.has_value()) {

@@ -7,8 +7,9 @@
 //   1. The plan (federated_learning_plan.h): tasks "aggregation" + one "train-..." per training pod
 //      (a training template with a nodeSelector/affinity and no nodeName → one pod per matching
 //      edge node, placement.h), built from the user's templates with Sedna's env, labels and
-//      mounts. Invalid spec, unknown Dataset/Model, bad node selection → SpecValid=False + Warning
-//      Event InvalidSpec, nothing created, no retry (a Dataset/Model appearing later, or an edit,
+//      mounts. Invalid spec, bad node selection → SpecValid=False + Warning Event InvalidSpec; a
+//      Dataset/Model that does not exist yet → the same with reason DatasetNotFound/ModelNotFound
+//      (model_resolver.h); nothing created, no retry (a Dataset/Model appearing later, or an edit,
 //      re-reconciles: Datasets and Models are watched and their referrers found through indexes).
 //      Pods that already run are left alone while the spec is invalid.
 //   2. Spec change: every pod carries the hash of the plan it was built from

@@ -15,6 +15,7 @@
 #include "common/s3/s3_url.h"
 #include "common/s3/storage_initializer.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/model_resolver.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/worker_template.h"
@@ -45,21 +46,21 @@ StorageRef StorageOf(const kube::Json& object) {
 
 using Lookup = std::function<absl::StatusOr<kube::ObjectPtr>(std::string_view)>;
 
-// The referenced object's url/format/credentialName (T: api::Dataset or api::Model), or a cause
-// when it does not exist.
+// The referenced object's url/format/credentialName (T: api::Dataset or api::Model); when it does
+// not exist, a cause in `missing` (reason ModelNotFound / DatasetNotFound: the job waits for it),
+// when it cannot be read one in `causes`.
 template <typename T>
 StorageRef ReferencedStorage(const Lookup& lookup, std::string_view kind, std::string_view name,
                              std::string_view ns, const std::string& field,
-                             std::vector<kube::StatusCause>* causes) {
+                             std::vector<kube::StatusCause>* causes,
+                             std::vector<kube::StatusCause>* missing) {
   absl::StatusOr<kube::ObjectPtr> object =
       lookup ? lookup(name) : absl::StatusOr<kube::ObjectPtr>(absl::NotFoundError("no lookup"));
   if (!object.ok()) {
     if (absl::IsNotFound(object.status())) {
-      causes->push_back({std::string(api::cause_reasons::kNotSupported),
-                         absl::StrCat(ToAbsl(kind), " \"", ToAbsl(name),
-                                      "\" does not exist in namespace ", ToAbsl(ns),
-                                      " (the job waits for it)"),
-                         field});
+      missing->push_back({std::string(kind == api::kinds::kModel ? kModelNotFound
+                                                                 : kDatasetNotFound),
+                          MissingReferenceMessage(kind, ns, name), field});
     } else {
       causes->push_back({std::string(api::cause_reasons::kInvalid),
                          absl::StrCat("cannot read ", ToAbsl(kind), " \"", ToAbsl(name),
@@ -189,20 +190,22 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
   plan.aggregation_node = api::TemplateNodeName(fl.aggregation_worker.pod_template);
 
   // Referenced objects.
+  std::vector<kube::StatusCause> missing;
   const StorageRef model = ReferencedStorage<api::Model>(
       inputs.model, api::kinds::kModel, plan.aggregation_model, ns,
-      "spec.aggregationWorker.model.name", &invalid);
+      "spec.aggregationWorker.model.name", &invalid, &missing);
   StorageRef pretrained;
   if (!plan.pretrained_model.empty()) {
     pretrained = ReferencedStorage<api::Model>(inputs.model, api::kinds::kModel,
                                                plan.pretrained_model, ns,
-                                               "spec.pretrainedModel.name", &invalid);
+                                               "spec.pretrainedModel.name", &invalid, &missing);
   }
   std::vector<StorageRef> datasets(fl.training_workers.size());
   for (size_t i = 0; i < fl.training_workers.size(); ++i) {
     datasets[i] = ReferencedStorage<api::Dataset>(
         inputs.dataset, api::kinds::kDataset, fl.training_workers[i].dataset.name, ns,
-        api::JoinPath(api::IndexPath("spec.trainingWorkers", i), "dataset.name"), &invalid);
+        api::JoinPath(api::IndexPath("spec.trainingWorkers", i), "dataset.name"), &invalid,
+        &missing);
   }
 
   // Placement of the training workers.
@@ -246,6 +249,10 @@ FlPlan PlanFederatedLearningJob(const Json& object, const FlPlanInputs& inputs) 
     }
   }
   if (!invalid.empty()) return plan;
+  if (!missing.empty()) {
+    plan.missing = MissingReference{missing.front().reason, api::FormatCauses(missing)};
+    return plan;
+  }
 
   // Worker templates.
   const std::string agg_service = api::ServiceName(name, api::worker_types::kAggregation);

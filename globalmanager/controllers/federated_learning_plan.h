@@ -30,10 +30,11 @@
 // Dataset's, transmitter.s3.credentialName): two different ones are invalid; a Secret that cannot
 // be read is `credential_problem` (the controller reports its reason and retries later).
 //
-// Problems that creating pods cannot fix — a malformed spec or runPolicy, a missing template, an
-// unknown Dataset or Model, bad node selection, a name too long for the pod hostnames — are
-// `invalid` causes: the controller records SpecValid=False and creates nothing. A missing Dataset or
-// Model is re-checked when it appears (the controller watches them).
+// Problems that creating pods cannot fix — a malformed spec or runPolicy, a missing template, bad
+// node selection, a name too long for the pod hostnames — are `invalid` causes: the controller
+// records SpecValid=False and creates nothing. A Dataset or Model that does not exist yet is
+// `missing` (SpecValid=False reason DatasetNotFound / ModelNotFound, model_resolver.h): the job
+// waits and is planned again when it appears (the controller watches them).
 
 #include <cstddef>
 #include <functional>
@@ -50,6 +51,7 @@
 #include "common/job/job_status.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
+#include "globalmanager/controllers/model_resolver.h"
 #include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/worker_s3.h"
 #include "nereid/edge/v1/resources.pb.h"
@@ -89,6 +91,9 @@ struct FlTrainingTask {
 struct FlPlan {
   // Non-empty: the spec cannot work; nothing else below is meaningful.
   std::vector<kube::StatusCause> invalid;
+  // Set (with `invalid` empty): a referenced Dataset or Model does not exist yet and the job waits
+  // for it (model_resolver.h); nothing else below is meaningful.
+  std::optional<MissingReference> missing;
 
   api::FederatedLearningJob job;  // The job as parsed (empty when it does not parse).
 

@@ -20,6 +20,7 @@
 #include "globalmanager/controllers/joint_inference_status.h"
 #include "globalmanager/controllers/library_job_status.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/model_resolver.h"
 #include "globalmanager/controllers/s3_credentials.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
@@ -110,14 +111,9 @@ std::set<std::string> InferenceJobController::PlacedNodes(const std::string& key
 
 absl::StatusOr<api::Model> InferenceJobController::ModelOf(const std::string& ns,
                                                            const std::string& model) const {
-  absl::StatusOr<ObjectPtr> cached = models_->GetLister().Get(ns, model);
-  if (!cached.ok()) {
-    if (!absl::IsNotFound(cached.status())) return cached.status();
-    return absl::NotFoundError(absl::StrCat("model \"", model, "\" does not exist in namespace ",
-                                            ns, "; waiting for it"));
-  }
-  absl::StatusOr<api::Model> parsed = api::Model::FromJson(**cached);
-  if (!parsed.ok() || parsed->spec.url.empty()) {
+  absl::StatusOr<api::Model> parsed = ResolveModel(models_->GetLister(), ns, model);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->spec.url.empty()) {
     return absl::NotFoundError(absl::StrCat("model \"", model,
                                             "\" has no usable spec.url; waiting for a fix"));
   }
@@ -188,7 +184,7 @@ absl::StatusOr<InferenceJobController::Worker> InferenceJobController::WorkerFor
                          "\" is gone; the started job goes on with its worker as built");
         LOG(INFO) << kind_.name << " " << key << ": " << message;
         RecordEvent(context(), *kind_.resource, object, kube::EventType::kWarning,
-                    inference_job_reasons::kModelNotFound, message);
+                    kModelNotFound, message);
       }
       return worker;
     }
@@ -225,17 +221,7 @@ absl::Status InferenceJobController::WaitForModel(const std::string& key, const 
                        job::JobIdentity::FromObject(obj, *kind_.resource), object,
                        [&](Json* status) { ApplyInferenceJobStatus(update, status); },
                        expectations_, key));
-  if (write.has_value() && write->written) {
-    const Json* before = kube::FindPath(write->before, "conditions");
-    const bool was_waiting =
-        before != nullptr && before->is_array() && !before->empty() &&
-        kube::StringAt(before->back(), "reason") == reason &&
-        kube::StringAt(before->back(), "message") == message;
-    if (!was_waiting) {
-      RecordEvent(context(), *kind_.resource, write->object, kube::EventType::kWarning, reason,
-                  message);
-    }
-  }
+  if (write.has_value()) AnnounceSpecInvalid(context(), *kind_.resource, *write, reason, message);
   LOG(DEBUG) << kind_.name << " " << key << ": " << message;
   return absl::OkStatus();
 }
@@ -397,14 +383,12 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   absl::StatusOr<Worker> worker = WorkerFor(key, obj, *plan, started, &unreadable);
   if (!worker.ok()) {
     if (unreadable.has_value()) {  // The Model's Secret; Secrets are not watched.
-      RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
       RETURN_IF_ERROR(WaitForModel(key, object, unreadable->reason, unreadable->message));
       return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
     }
     if (absl::IsNotFound(worker.status())) {  // The Model.
-      RETURN_IF_ERROR(RecordSpecValid(context(), *kind_.resource, object));
-      RETURN_IF_ERROR(WaitForModel(key, object, inference_job_reasons::kModelNotFound,
-                                   std::string(worker.status().message())));
+      RETURN_IF_ERROR(
+          WaitForModel(key, object, kModelNotFound, std::string(worker.status().message())));
       return kube::ReconcileResult{};
     }
     if (!absl::IsInvalidArgument(worker.status())) return worker.status();

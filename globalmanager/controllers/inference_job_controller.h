@@ -9,12 +9,12 @@
 //   1. The kind's plan: the typed object (common/api) parsed and validated. Invalid (including
 //      restartPolicy Always, which could never finish) → SpecValid=False + Warning Event
 //      InvalidSpec, nothing created, no retry; pods of an earlier valid spec are left alone.
-//   2. The Model (VideoAnalyticsJob): missing → condition Waiting/ModelNotFound, phase Pending and
-//      a Warning Event ModelNotFound when this is news; nothing is created. Models are watched, so
-//      the job proceeds as soon as its Model appears. Its url becomes MODEL_URL (a host path is
-//      mounted; an s3:// one is fetched by the storage-initializer with the Model's
-//      credentialName Secret by secretKeyRef, worker_template.h). A Secret that cannot be read →
-//      Waiting with its reason (CredentialsNotFound/Forbidden/Invalid/Unavailable) + Event,
+//   2. The Model (VideoAnalyticsJob, model_resolver.h): missing → SpecValid=False/ModelNotFound,
+//      phase Pending and a Warning Event ModelNotFound when this is news; nothing is created.
+//      Models are watched, so the job proceeds as soon as its Model appears. Its url becomes
+//      MODEL_URL (a host path is mounted; an s3:// one is fetched by the storage-initializer with
+//      the Model's credentialName Secret by secretKeyRef, worker_template.h). A Secret that cannot be read →
+//      SpecValid=False with its reason (CredentialsNotFound/Forbidden/Invalid/Unavailable) + Event,
 //      looked at again after kCredentialRecheckPeriod. A Model deleted after the job started
 //      does not stop it: the job goes on with the worker built before, so its status keeps
 //      following its pods.
@@ -139,7 +139,7 @@ class InferenceJobController final : public ReconcilingController, public Report
                                    std::optional<CredentialProblem>* problem);
   // The Model (with a spec.url), or a message saying why the job has to wait for it.
   absl::StatusOr<api::Model> ModelOf(const std::string& ns, const std::string& model) const;
-  // Condition Waiting with `reason` (ModelNotFound, or the Secret's problem), phase Pending, and a
+  // SpecValid=False with `reason` (ModelNotFound, or the Secret's problem), phase Pending, and a
   // Warning Event when this is news.
   absl::Status WaitForModel(const std::string& key, const kube::ObjectPtr& object,
                             std::string_view reason, const std::string& message);

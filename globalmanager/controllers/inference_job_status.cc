@@ -7,6 +7,7 @@
 #include "common/api/common_types.h"
 #include "common/api/inference_job.h"
 #include "globalmanager/controllers/library_job_status.h"
+#include "globalmanager/controllers/spec_validity.h"
 
 namespace nereid::gm {
 namespace {
@@ -25,13 +26,7 @@ api::Condition FromJobCondition(std::string_view type, const job::JobCondition& 
 
 // The Sedna condition the job's current state shows.
 std::optional<api::Condition> CurrentCondition(const InferenceJobStatusUpdate& update) {
-  if (!update.waiting_for_model.empty()) {
-    api::Condition c;
-    c.type = std::string(conditions::kWaiting);
-    c.reason = update.waiting_reason;
-    c.message = update.waiting_for_model;
-    return c;
-  }
+  if (!update.waiting_for_model.empty()) return std::nullopt;  // SpecValid says it.
   const job::JobStatus& js = *update.job;
   if (const job::JobCondition* failed = js.FindCondition(ct::kFailed);
       failed != nullptr && failed->IsTrue()) {
@@ -80,6 +75,9 @@ void ApplyInferenceJobStatus(const InferenceJobStatusUpdate& update, Json* statu
     for (const char* count : {"active", "succeeded", "failed"}) {
       if (!status->contains(count)) (*status)[count] = 0;
     }
+  }
+  if (!update.waiting_for_model.empty()) {
+    MarkSpecInvalid(status, update.waiting_reason, update.waiting_for_model, update.now);
   }
   if (std::optional<api::Condition> current = CurrentCondition(update)) {
     AppendSednaCondition(*std::move(current), update.now, status);

@@ -9,13 +9,14 @@
 //                   The library's Restarting shows as Running.
 //   conditions      Sedna's types as a bounded history (api::AppendCondition: a transition
 //                   appends, the same state updates in place, at most 10):
-//                     Waiting=True    ModelNotFound (the VideoAnalyticsJob's Model does not exist
-//                                     yet: nothing is created until it does), JobSuspended
+//                     Waiting=True    JobSuspended
 //                     Starting=True   JobCreated / PodsNotRunning (pods created, not all running)
 //                     Running=True    JobRunning / JobRestarting
 //                     Completed=True  JobSucceeded
 //                     Failed=True     BackoffLimitExceeded | TaskFailed | DeadlineExceeded
-//                   (SpecValid, spec_validity.h, shares the list for invalid specs.)
+//                   (SpecValid, spec_validity.h, shares the list: for invalid specs, and
+//                   False/ModelNotFound while the VideoAnalyticsJob's Model does not exist yet or
+//                   its Secret cannot be read — model_resolver.h; nothing is created until then.)
 //   active          pods Pending or Running; succeeded / failed: pods in those phases
 //   startTime, completionTime, restarts (retries so far), observedGeneration
 //   job             the library's JobStatus, which the next reconcile continues from
@@ -28,11 +29,11 @@
 #include "absl/time/time.h"
 #include "common/job/job_status.h"
 #include "common/kube/object.h"
+#include "globalmanager/controllers/model_resolver.h"
 
 namespace nereid::gm {
 
 namespace inference_job_reasons {
-inline constexpr std::string_view kModelNotFound = "ModelNotFound";
 inline constexpr std::string_view kSpecChanged = "SpecChanged";
 }  // namespace inference_job_reasons
 
@@ -44,10 +45,11 @@ job::JobStatus ReadInferenceJobLibraryStatus(const kube::Json& object);
 struct InferenceJobStatusUpdate {
   const job::JobStatus* job = nullptr;  // Null while waiting for the Model (nothing created).
   int64_t generation = 0;
-  // Non-empty: the job waits for its Model (the message says which); phase Pending.
+  // Non-empty: the job waits for its Model (the message says which): SpecValid=False with
+  // `waiting_reason` (model_resolver.h), phase Pending.
   std::string waiting_for_model;
-  // The Waiting condition's reason: ModelNotFound, or why the Model's Secret cannot be read.
-  std::string waiting_reason = std::string(inference_job_reasons::kModelNotFound);
+  // ModelNotFound, or why the Model's Secret cannot be read.
+  std::string waiting_reason = std::string(kModelNotFound);
   absl::Time now;
 };
 

@@ -19,6 +19,7 @@
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/model_resolver.h"
 #include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/registry.h"
 #include "globalmanager/controllers/s3_credentials.h"
@@ -133,10 +134,6 @@ std::vector<std::string> JointInferenceController::EdgeNodes(const std::string& 
   return {nodes.begin(), nodes.end()};
 }
 
-std::string_view JointInferenceController::WaitingReason(const Plan& plan) {
-  return plan.reason.empty() ? reasons::kModelNotFound : std::string_view(plan.reason);
-}
-
 void JointInferenceController::Record(const Json& object, kube::EventType type,
                                       std::string_view reason, std::string_view message) const {
   RecordEvent(context(), Services(), object, type, reason, message);
@@ -177,15 +174,13 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
   std::string edge_credential;
   std::string cloud_credential;
   auto url_of = [&](const std::string& name, std::string* url, std::string* credential_name) {
-    absl::StatusOr<kube::ObjectPtr> model = models_->GetLister().Get(ns, name);
+    absl::StatusOr<api::Model> model = ResolveModel(models_->GetLister(), ns, name);
     if (!model.ok()) {
-      missing.push_back(absl::StrCat("model \"", name, "\" not found in namespace ", ns));
+      missing.push_back(std::string(model.status().message()));
       return;
     }
-    std::optional<api::Model> parsed_model = ReadSpec<api::Model>(**model);
-    if (!parsed_model.has_value()) return;  // Malformed: no url (its own status says why).
-    *url = parsed_model->spec.url;
-    *credential_name = parsed_model->spec.credential_name;
+    *url = model->spec.url;
+    *credential_name = model->spec.credential_name;
   };
   url_of(plan.service.spec.edge_worker.model.name, &urls.edge, &edge_credential);
   if (plan.service.spec.cloud_worker.model.name != plan.service.spec.edge_worker.model.name ||
@@ -196,7 +191,8 @@ JointInferenceController::Plan JointInferenceController::MakePlan(const Json& ob
     std::sort(missing.begin(), missing.end());
     missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
     plan.kind = Plan::Kind::kWaiting;
-    plan.message = absl::StrCat(Lines(missing), "; waiting for it to be created");
+    plan.reason = std::string(kModelNotFound);
+    plan.message = Lines(missing);
     return plan;
   }
   // The Secret each Model names (s3:// models only), for the workers' storage-initializer.
@@ -270,10 +266,10 @@ absl::StatusOr<kube::ReconcileResult> JointInferenceController::Reconcile(const 
     const bool invalid = plan.kind == Plan::Kind::kInvalid;
     RETURN_IF_ERROR(WriteNotReadyPhase(
         context(), Services(), object, invalid,
-        invalid ? kInvalidSpecReason : WaitingReason(plan), plan.message,
+        invalid ? kInvalidSpecReason : std::string_view(plan.reason), plan.message,
         HasWorkers(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
     // Secrets are not watched: a Secret problem is looked at again after a while.
-    if (!plan.reason.empty()) {
+    if (!invalid && plan.reason != kModelNotFound) {
       return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
     }
     return kube::ReconcileResult{};

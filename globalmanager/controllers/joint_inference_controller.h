@@ -83,7 +83,7 @@ class JointInferenceController final : public ReconcilingController, public Repo
     Kind kind = Kind::kReady;
     std::vector<kube::StatusCause> causes;  // kInvalid
     std::string message;                    // kInvalid / kWaiting, for the user
-    std::string reason;                     // kWaiting: "" = ModelNotFound, or a Secret problem
+    std::string reason;                     // kWaiting: ModelNotFound, or a Secret problem
     api::JointInferenceService service;
     JiChildren children;
   };
@@ -91,20 +91,13 @@ class JointInferenceController final : public ReconcilingController, public Repo
 
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
   Plan MakePlan(const kube::Json& object) const;
-  // The status reason of a kWaiting plan.
-  static std::string_view WaitingReason(const Plan& plan);
-  // Creates/updates/deletes children. Problems the user must fix (a child the API server refuses
-  // as invalid, a name taken by someone else) go to `problems`; other API errors are returned.
+  // Creates/updates/deletes children (owned_children.h). Problems the user must fix (a child the
+  // API server refuses as invalid, a name taken by someone else) go to `problems`; other API
+  // errors are returned.
   absl::Status SyncChildren(const kube::Json& object, const JiChildren& children,
                             std::vector<std::string>* problems);
   // Which planned children the cache shows (SyncChildren creates the missing ones).
   ChildPresence Presence(const kube::Json& object, const JiChildren& children) const;
-  absl::Status SyncDeployments(const kube::Json& object, const JiChildren& children,
-                               std::vector<std::string>* problems);
-  absl::Status SyncService(const kube::Json& object, const JiChildren& children,
-                           std::vector<std::string>* problems);
-  absl::Status SyncHpas(const kube::Json& object, const JiChildren& children,
-                        std::vector<std::string>* problems);
   // The status from the Deployments in the cache for the planned children.
   JiState StateOf(const kube::Json& object, const JiChildren& children) const;
   // Whether the cache has any worker Deployment of this service.

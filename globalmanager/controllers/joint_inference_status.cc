@@ -8,6 +8,7 @@
 #include "common/api/joint_inference_service.h"
 #include "common/kube/object.h"
 #include "common/strings/absl_compat.h"
+#include "globalmanager/controllers/service_phase_status.h"
 
 namespace nereid::gm {
 namespace {
@@ -119,17 +120,17 @@ JiState ComputeJiState(const WorkerHealth& cloud, const std::vector<WorkerHealth
 
   if (cloud.failed || (edge_available == 0 && edge_failed > 0)) {
     s.phase = std::string(api::ji_phases::kFailed);
-    s.reason = std::string(ji_reasons::kWorkerFailed);
+    s.reason = std::string(service_reasons::kWorkerFailed);
   } else if (edges.empty()) {
     s.phase = std::string(api::ji_phases::kPending);
     s.reason = std::string(ji_reasons::kNoEdgeNode);
     parts.push_back("no edge node matches the edge worker's node selection");
   } else if (cloud.available && edge_available > 0) {
     s.phase = std::string(api::ji_phases::kRunning);
-    s.reason = std::string(ji_reasons::kWorkersAvailable);
+    s.reason = std::string(service_reasons::kWorkersAvailable);
   } else {
     s.phase = std::string(api::ji_phases::kPending);
-    s.reason = std::string(ji_reasons::kWorkersNotAvailable);
+    s.reason = std::string(service_reasons::kWorkersNotAvailable);
   }
   s.message = absl::StrJoin(parts, "; ");
   return s;

@@ -32,22 +32,11 @@
 
 namespace nereid::gm {
 
+// JointInferenceService's own reasons; the phase reasons it shares with the multi-edge services are
+// service_reasons (service_phase_status.h), its children's Events child_reasons (owned_children.h).
 namespace ji_reasons {
-// Conditions (status.conditions[].reason) and Events.
-inline constexpr std::string_view kWorkersAvailable = "WorkersAvailable";
-inline constexpr std::string_view kWorkersNotAvailable = "WorkersNotAvailable";
-inline constexpr std::string_view kWorkerFailed = "WorkerFailed";
-inline constexpr std::string_view kNoEdgeNode = "NoEdgeNode";
-inline constexpr std::string_view kModelNotFound = "ModelNotFound";
-inline constexpr std::string_view kChildConflict = "ChildConflict";
-// Events only.
-inline constexpr std::string_view kRunning = "Running";
-inline constexpr std::string_view kRecovered = "Recovered";
-inline constexpr std::string_view kSuccessfulCreate = "SuccessfulCreate";
-inline constexpr std::string_view kSuccessfulUpdate = "SuccessfulUpdate";
-inline constexpr std::string_view kSuccessfulDelete = "SuccessfulDelete";
-inline constexpr std::string_view kFailedCreate = "FailedCreate";
-inline constexpr std::string_view kEdgeNodesChanged = "EdgeNodesChanged";
+inline constexpr std::string_view kNoEdgeNode = "NoEdgeNode";  // A condition reason.
+inline constexpr std::string_view kEdgeNodesChanged = "EdgeNodesChanged";  // An Event.
 }  // namespace ji_reasons
 
 struct WorkerHealth {

@@ -10,11 +10,11 @@
 #include "common/api/multi_edge_common.h"
 #include "common/api/sedna_contract.h"
 #include "common/api/validation.h"
-#include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
-#include "globalmanager/controllers/controller_events.h"
 #include "globalmanager/controllers/informer_handlers.h"
+#include "globalmanager/controllers/model_resolver.h"
+#include "globalmanager/controllers/owned_children.h"
 #include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/s3_credentials.h"
@@ -25,16 +25,8 @@ namespace nereid::gm {
 namespace {
 
 using kube::Json;
-namespace reasons = ji_reasons;
 
 constexpr char kModelIndex[] = "multiedge-models";
-
-std::string HashOf(const Json& object) {
-  return kube::Annotation(object, kTemplateHashAnnotation).value_or("");
-}
-
-// What a child kind is called in Events and messages.
-std::string KindOf(const kube::Resource& resource) { return resource.kind; }
 
 bool PodTerminated(const Json& pod) {
   const std::string phase = kube::StringAt(pod, "status.phase");
@@ -85,14 +77,20 @@ absl::Status MultiEdgeServiceController::WatchModels(
   return absl::OkStatus();
 }
 
-kube::ObjectPtr MultiEdgeServiceController::FindModel(std::string_view ns, std::string_view name,
-                                                      std::vector<std::string>* missing) const {
-  if (models_ != nullptr) {
-    if (absl::StatusOr<kube::ObjectPtr> m = models_->GetLister().Get(ns, name); m.ok()) return *m;
+absl::StatusOr<api::Model> MultiEdgeServiceController::FindModel(std::string_view ns,
+                                                                 std::string_view name) const {
+  if (models_ == nullptr) {
+    return absl::NotFoundError(MissingReferenceMessage(api::kinds::kModel, ns, name));
   }
-  missing->push_back(absl::StrCat("model \"", ToAbsl(name), "\" not found in namespace ",
-                                  ToAbsl(ns), "; waiting for it to be created"));
-  return nullptr;
+  return ResolveModel(models_->GetLister(), ns, name);
+}
+
+ServicePlan MultiEdgeServiceController::Waiting(std::string_view reason, std::string_view message) {
+  ServicePlan plan;
+  plan.kind = ServicePlan::Kind::kWaiting;
+  plan.reason = std::string(reason);
+  plan.message = std::string(message);
+  return plan;
 }
 
 absl::StatusOr<std::vector<std::string>> MultiEdgeServiceController::EdgeNodesOf(
@@ -164,15 +162,6 @@ std::string MultiEdgeServiceController::Requester(const std::string& key) const 
   return absl::StrCat(ToAbsl(info_.kind), "/", key);
 }
 
-std::string MultiEdgeServiceController::LowerKindForLog() const {
-  return api::LowerKind(info_.kind);
-}
-
-void MultiEdgeServiceController::Record(const Json& object, kube::EventType type,
-                                        std::string_view reason, std::string_view message) const {
-  RecordEvent(context(), *info_.resource, object, type, reason, message);
-}
-
 absl::Status MultiEdgeServiceController::PrimeEdge() {
   for (const kube::ObjectPtr& object : services_->GetLister().List()) {
     if (kube::IsBeingDeleted(*object)) continue;
@@ -197,14 +186,12 @@ absl::StatusOr<kube::ReconcileResult> MultiEdgeServiceController::Reconcile(
     // Nothing is created or changed; what runs keeps running on the last valid spec. Retrying
     // cannot help: the user's edit (or the Model appearing) enqueues the service again.
     const bool invalid = plan.kind == ServicePlan::Kind::kInvalid;
-    const std::string_view waiting =
-        plan.reason.empty() ? reasons::kModelNotFound : std::string_view(plan.reason);
     RETURN_IF_ERROR(WriteNotReadyPhase(
-        context(), *info_.resource, object, invalid, invalid ? kInvalidSpecReason : waiting,
-        plan.message,
+        context(), *info_.resource, object, invalid,
+        invalid ? kInvalidSpecReason : std::string_view(plan.reason), plan.message,
         HasChildren(*object) ? std::optional(StateOf(*object, plan.children)) : std::nullopt));
     // Secrets are not watched: a Secret problem is looked at again after a while.
-    if (!invalid && !plan.reason.empty()) {
+    if (!invalid && plan.reason != kModelNotFound) {
       return kube::ReconcileResult{.requeue_after = kCredentialRecheckPeriod};
     }
     return kube::ReconcileResult{};
@@ -308,114 +295,27 @@ ServiceState MultiEdgeServiceController::StateOf(const Json& object,
 absl::Status MultiEdgeServiceController::SyncChildren(const Json& object,
                                                       const ServiceChildren& children,
                                                       std::vector<std::string>* problems) {
+  OwnedChildSync sync(context(), *info_.resource, object, problems);
   absl::Status status;
   // Services first: the workers' env names them.
   for (const Json& s : children.services) {
-    status.Update(SyncObject(object, kube::resources::Services(), k8s_services_,
-                             created_services_, s, problems));
+    status.Update(
+        sync.Apply({&kube::resources::Services(), k8s_services_, &created_services_}, s));
   }
   for (const Json& d : children.deployments) {
-    status.Update(SyncObject(object, kube::resources::Deployments(), deployments_,
-                             created_deployments_, d, problems));
+    status.Update(
+        sync.Apply({&kube::resources::Deployments(), deployments_, &created_deployments_}, d));
   }
-  status.Update(SyncPods(object, children, problems));
+  if (pods_ != nullptr) status.Update(SyncPods(object, children, sync));
   return status;
-}
-
-absl::Status MultiEdgeServiceController::SyncObject(const Json& object,
-                                                    const kube::Resource& resource,
-                                                    kube::SharedInformer* cache,
-                                                    CreatedChildren& created_children,
-                                                    const Json& desired,
-                                                    std::vector<std::string>* problems) {
-  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
-  const std::string name = kube::Name(desired);
-  const std::string what = absl::StrCat(KindOf(resource), " ", name);
-  kube::KubeClient& client = *context().client;
-  const kube::ObjectPtr cached = created_children.Get(cache->GetLister(), owner.ns, name);
-  if (cached == nullptr) {
-    absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
-    if (created.ok()) {
-      created_children.Created(*created);
-      LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created " << what;
-      Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
-             absl::StrCat("Created ", what));
-      return absl::OkStatus();
-    }
-    if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
-    if (kube::IsInvalid(created.status())) {
-      problems->push_back(
-          absl::StrCat(what, " refused by the API server: ", created.status().message()));
-      return absl::OkStatus();
-    }
-    Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
-           absl::StrCat("Error creating ", what, ": ", created.status().message()));
-    return created.status();
-  }
-  const Json& existing = *cached;
-  if (!IsControlledBy(existing, owner)) {
-    problems->push_back(absl::StrCat(what, " exists and is not controlled by this service"));
-    Record(object, kube::EventType::kWarning, reasons::kChildConflict,
-           absl::StrCat(what, " exists and is not controlled by this service; delete or rename it"));
-    return absl::OkStatus();
-  }
-  const Json* want_replicas = kube::FindPath(desired, "spec.replicas");
-  const Json* have_replicas = kube::FindPath(existing, "spec.replicas");
-  const bool scaled = want_replicas != nullptr && have_replicas != nullptr &&
-                      *want_replicas != *have_replicas;
-  if (HashOf(existing) == HashOf(desired) && !scaled) return absl::OkStatus();
-
-  Json updated = existing;
-  if (&resource == &kube::resources::Services()) {
-    // Only what we own; clusterIP and other defaulted fields stay.
-    updated["spec"]["ports"] = desired["spec"]["ports"];
-    updated["spec"]["selector"] = desired["spec"]["selector"];
-  } else {
-    Json spec = desired["spec"];
-    spec["selector"] = existing["spec"]["selector"];  // Immutable.
-    updated["spec"] = std::move(spec);
-  }
-  for (auto& [k, v] : desired["metadata"]["labels"].items()) updated["metadata"]["labels"][k] = v;
-  updated["metadata"]["annotations"][std::string(kTemplateHashAnnotation)] = HashOf(desired);
-  absl::StatusOr<Json> result = client.Update(resource, updated);
-  if (result.ok()) {
-    const std::string why =
-        HashOf(existing) == HashOf(desired) ? "replicas restored to the spec's" : "spec changed";
-    LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": updated " << what << " ("
-              << why << ")";
-    Record(object, kube::EventType::kNormal, reasons::kSuccessfulUpdate,
-           absl::StrCat("Updated ", what, ": ", why));
-    return absl::OkStatus();
-  }
-  if (kube::IsInvalid(result.status())) {
-    problems->push_back(
-        absl::StrCat(what, " update refused by the API server: ", result.status().message()));
-    return absl::OkStatus();
-  }
-  if (absl::IsNotFound(result.status())) return absl::OkStatus();  // Its deletion event follows.
-  return result.status();  // Conflict: the cache was behind; retried.
 }
 
 absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
                                                   const ServiceChildren& children,
-                                                  std::vector<std::string>* problems) {
-  if (pods_ == nullptr) return absl::OkStatus();
-  const WorkerOwner owner = WorkerOwner::FromObject(info_.kind, object);
-  kube::KubeClient& client = *context().client;
+                                                  OwnedChildSync& sync) {
   const kube::Resource& resource = kube::resources::Pods();
   absl::Status status;
   auto slots = PodsBySlot(object);
-  auto remove = [&](const Json& pod, std::string_view why) {
-    absl::Status deleted = client.Delete(resource, owner.ns, kube::Name(pod));
-    if (deleted.ok()) {
-      LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": deleted pod "
-                << kube::Name(pod) << " (" << why << ")";
-      Record(object, kube::EventType::kNormal, reasons::kSuccessfulDelete,
-             absl::StrCat("Deleted pod ", kube::Name(pod), ": ", ToAbsl(why)));
-    } else if (!absl::IsNotFound(deleted)) {
-      status.Update(deleted);
-    }
-  };
   std::set<std::string> wanted;
   for (const Json& desired : children.pods) {
     const std::string slot = kube::Label(desired, kWorkerSlotLabel).value_or("");
@@ -424,23 +324,7 @@ absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
     if (it == slots.end()) {
       // Pods have generated names, so a second create would not collide with one the cache does
       // not show yet: PodsBySlot counts the pods we created (CreatedChildren) in their slots.
-      absl::StatusOr<Json> created = client.Create(resource, owner.ns, desired);
-      if (created.ok()) {
-        created_pods_->Created(*created);
-        LOG(INFO) << LowerKindForLog() << " " << kube::Key(object) << ": created pod "
-                  << kube::Name(*created);
-        Record(object, kube::EventType::kNormal, reasons::kSuccessfulCreate,
-               absl::StrCat("Created pod ", kube::Name(*created)));
-      } else if (kube::IsInvalid(created.status())) {
-        problems->push_back(absl::StrCat("pod ", kube::StringAt(desired, "metadata.generateName"),
-                                         " refused by the API server: ",
-                                         created.status().message()));
-      } else {
-        Record(object, kube::EventType::kWarning, reasons::kFailedCreate,
-               absl::StrCat("Error creating pod ", kube::StringAt(desired, "metadata.generateName"),
-                            ": ", created.status().message()));
-        status.Update(created.status());
-      }
+      status.Update(sync.Create({&resource, pods_, &*created_pods_}, desired));
       continue;
     }
     // One pod per slot: extra ones (a create that raced the cache), pods from another spec, and
@@ -448,18 +332,21 @@ absl::Status MultiEdgeServiceController::SyncPods(const Json& object,
     for (size_t i = 0; i < it->second.size(); ++i) {
       const Json& pod = *it->second[i];
       if (i > 0) {
-        remove(pod, "more than one pod for its worker");
-      } else if (HashOf(pod) != HashOf(desired)) {
-        remove(pod, "the spec changed");
+        status.Update(sync.Delete(resource, pod, "more than one pod for its worker"));
+      } else if (TemplateHashOf(pod) != TemplateHashOf(desired)) {
+        status.Update(sync.Delete(resource, pod, "the spec changed"));
       } else if (PodTerminated(pod)) {
-        remove(pod, absl::StrCat("it ended (", kube::StringAt(pod, "status.phase"),
-                                 "); a new one replaces it"));
+        status.Update(sync.Delete(resource, pod,
+                                  absl::StrCat("it ended (", kube::StringAt(pod, "status.phase"),
+                                               "); a new one replaces it")));
       }
     }
   }
   for (const auto& [slot, pods] : slots) {
     if (wanted.count(slot) > 0) continue;
-    for (const kube::ObjectPtr& p : pods) remove(*p, "its worker is no longer in the spec");
+    for (const kube::ObjectPtr& p : pods) {
+      status.Update(sync.Delete(resource, *p, "its worker is no longer in the spec"));
+    }
   }
   return status;
 }

@@ -12,16 +12,17 @@
 //     s3:// Model whose Secret cannot be read → the same with the Secret's reason
 //     (CredentialsForbidden/NotFound/Invalid/Unavailable, s3_credentials.h), looked at again
 //     after kCredentialRecheckPeriod (Secrets are not watched).
-//   - children kept in sync with the spec (Sedna creates them once and never again): a missing
-//     Deployment/Service/pod is created — once the service may have had children, only after a
-//     live GET confirms it still exists (owner_liveness.h), so the garbage collector deleting
-//     children of a deleted service does not make us recreate them. What we created counts as
-//     there until the informers show it (CreatedChildren), so the pass our own status write
-//     triggers neither creates it again nor judges it missing; a Deployment or Service whose content hash (kTemplateHashAnnotation) differs from the
-//     plan's is updated (a Deployment's replicas too when someone scaled it); a pod whose hash
-//     differs, or that Failed or exited, is deleted and created anew; pods of slots the spec no
-//     longer has are deleted. Every child carries the service's controller ownerReference. A
-//     child with our name that the service does not control is left alone (ChildConflict).
+//   - children kept in sync with the spec (owned_children.h; Sedna creates them once and never
+//     again): a missing Deployment/Service/pod is created — once the service may have had
+//     children, only after a live GET confirms it still exists (owner_liveness.h), so the garbage
+//     collector deleting children of a deleted service does not make us recreate them. What we
+//     created counts as there until the informers show it (CreatedChildren), so the pass our own
+//     status write triggers neither creates it again nor judges it missing; a Deployment or
+//     Service whose content hash (kTemplateHashAnnotation) differs from the plan's is updated (a
+//     Deployment's replicas too when someone scaled it); a pod whose hash differs, or that Failed
+//     or exited, is deleted and created anew; pods of slots the spec no longer has are deleted.
+//     Every child carries the service's controller ownerReference. A child with our name that the
+//     service does not control is left alone (ChildConflict).
 //   - edge: every worker whose template pins it (nodeName, or nodeSelector/required affinity
 //     matching edge nodes) is announced to those nodes' LocalControllers as a Worker resource
 //     {job kind, job name, worker type, node}, and removed when no longer there.
@@ -43,12 +44,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/model.h"
 #include "common/kube/errors.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/created_children.h"
 #include "globalmanager/controllers/model_requirements.h"
 #include "globalmanager/controllers/multi_edge_status.h"
 #include "globalmanager/controllers/multi_edge_workers.h"
+#include "globalmanager/controllers/owned_children.h"
 #include "globalmanager/controllers/owner_liveness.h"
 #include "globalmanager/controllers/reconciling_controller.h"
 #include "globalmanager/controllers/worker_placements.h"
@@ -62,7 +65,7 @@ struct ServicePlan {
   Kind kind = Kind::kReady;
   std::vector<kube::StatusCause> causes;  // kInvalid
   std::string message;                    // kInvalid / kWaiting
-  std::string reason;                     // kWaiting: "" = ModelNotFound, or a Secret problem
+  std::string reason;                     // kWaiting: ModelNotFound, or a Secret problem
   ServiceChildren children;
 };
 
@@ -91,15 +94,17 @@ class MultiEdgeServiceController : public ReconcilingController {
   virtual ServicePlan MakePlan(const kube::Json& object) const = 0;
 
   // --- helpers for MakePlan ---
-  // The Model `name` in `ns` from the cache, or nullptr (and `missing` gets a message).
-  kube::ObjectPtr FindModel(std::string_view ns, std::string_view name,
-                            std::vector<std::string>* missing) const;
+  // The Model `name` in `ns` from the cache (model_resolver.h); NotFound with the message users
+  // see when it does not exist (a plan Waiting(kModelNotFound, message)).
+  absl::StatusOr<api::Model> FindModel(std::string_view ns, std::string_view name) const;
   // The edge nodes a template's spec pins its pods to (placement.h); InvalidArgument for a
   // malformed node selection.
   absl::StatusOr<std::vector<std::string>> EdgeNodesOf(const kube::Json& pod_spec) const;
   // An invalid plan from causes or a status carrying them.
   static ServicePlan Invalid(std::vector<kube::StatusCause> causes);
   static ServicePlan Invalid(const absl::Status& status, std::string_view field);
+  // A plan waiting for something that does not exist or cannot be read yet.
+  static ServicePlan Waiting(std::string_view reason, std::string_view message);
 
   // ObjectSearchService and ObjectTrackingService: after the node selections of the reid, `user`
   // (ObjectSearchService's user worker; null for ObjectTracking) and tracking templates are checked
@@ -122,11 +127,9 @@ class MultiEdgeServiceController : public ReconcilingController {
   absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
   absl::Status SyncChildren(const kube::Json& object, const ServiceChildren& children,
                             std::vector<std::string>* problems);
-  absl::Status SyncObject(const kube::Json& object, const kube::Resource& resource,
-                          kube::SharedInformer* cache, CreatedChildren& created,
-                          const kube::Json& desired, std::vector<std::string>* problems);
+  // One pod per slot of the plan (pods have generated names and cannot be updated in place).
   absl::Status SyncPods(const kube::Json& object, const ServiceChildren& children,
-                        std::vector<std::string>* problems);
+                        OwnedChildSync& sync);
   // Which planned children the cache shows (SyncChildren creates the missing ones).
   ChildPresence Presence(const kube::Json& object, const ServiceChildren& children) const;
   // The live pods of each slot this service controls.
@@ -134,11 +137,7 @@ class MultiEdgeServiceController : public ReconcilingController {
   ServiceState StateOf(const kube::Json& object, const ServiceChildren& children) const;
   bool HasChildren(const kube::Json& object) const;
   absl::Status Forget(const std::string& key);
-  void Record(const kube::Json& object, kube::EventType type, std::string_view reason,
-              std::string_view message) const;
   std::string Requester(const std::string& key) const;
-  // "featureextractionservice" for log lines.
-  std::string LowerKindForLog() const;
 
   const KindInfo info_;
   // Declaration order is initialization order: each CreatedChildren registers on its informer.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/api/multi_edge_common.h"
+#include "globalmanager/controllers/service_phase_status.h"
 
 namespace nereid::gm {
 namespace {
@@ -82,13 +83,13 @@ ServiceState ComputeServiceState(const std::vector<NamedWorker>& workers) {
   const int total = static_cast<int>(workers.size());
   if (s.failed > 0) {
     s.phase = std::string(api::service_phases::kFailed);
-    s.reason = std::string(ji_reasons::kWorkerFailed);
+    s.reason = std::string(service_reasons::kWorkerFailed);
   } else if (total > 0 && s.active == total) {
     s.phase = std::string(api::service_phases::kRunning);
-    s.reason = std::string(ji_reasons::kWorkersAvailable);
+    s.reason = std::string(service_reasons::kWorkersAvailable);
   } else {
     s.phase = std::string(api::service_phases::kPending);
-    s.reason = std::string(ji_reasons::kWorkersNotAvailable);
+    s.reason = std::string(service_reasons::kWorkersNotAvailable);
   }
   s.message = problems.empty() ? absl::StrCat("all ", total, " workers available")
                                : absl::StrCat(s.active, " of ", total, " workers available; ",

@@ -14,8 +14,7 @@
 #include "globalmanager/controllers/model_controller.h"
 #include "globalmanager/controllers/reid_job_controller.h"
 #include "globalmanager/controllers/video_analytics_controller.h"
-#include "globalmanager/controllers/object_search_controller.h"
-#include "globalmanager/controllers/object_tracking_controller.h"
+#include "globalmanager/controllers/tracking_pipeline_controller.h"
 
 namespace nereid::gm {
 

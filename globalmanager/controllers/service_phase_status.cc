@@ -18,7 +18,7 @@ namespace nereid::gm {
 namespace {
 
 using kube::Json;
-namespace reasons = ji_reasons;
+namespace reasons = service_reasons;
 
 // `status` gets the state, SpecValid and the phase history (see the header).
 void ApplyServicePhase(const ServicePhaseState& state, std::string_view spec_reason,

@@ -26,6 +26,17 @@
 
 namespace nereid::gm {
 
+// The phase reasons of the long-running service kinds: conditions (status.conditions[].reason)
+// and Events.
+namespace service_reasons {
+inline constexpr std::string_view kWorkersAvailable = "WorkersAvailable";
+inline constexpr std::string_view kWorkersNotAvailable = "WorkersNotAvailable";
+inline constexpr std::string_view kWorkerFailed = "WorkerFailed";
+// Events only.
+inline constexpr std::string_view kRunning = "Running";
+inline constexpr std::string_view kRecovered = "Recovered";
+}  // namespace service_reasons
+
 absl::Status WriteServicePhase(const ControllerContext& context, const kube::Resource& resource,
                                const kube::ObjectPtr& object, const ServicePhaseState& state,
                                std::string_view spec_reason, std::string_view spec_message);

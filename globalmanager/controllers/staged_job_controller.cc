@@ -23,6 +23,7 @@
 #include "globalmanager/controllers/edge_objects.h"
 #include "globalmanager/controllers/informer_handlers.h"
 #include "globalmanager/controllers/model_requirements.h"
+#include "globalmanager/controllers/model_resolver.h"
 #include "globalmanager/controllers/placement.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/stage_data.h"
@@ -41,11 +42,6 @@ using st::Lower;
 
 constexpr char kDatasetIndex[] = "staged-datasets";
 constexpr char kModelIndex[] = "staged-models";
-
-// Reasons of the SpecValid job condition (besides InvalidSpec) and the matching Events: a
-// referenced object does not exist (yet).
-constexpr std::string_view kDatasetNotFound = "DatasetNotFound";
-constexpr std::string_view kModelNotFound = "ModelNotFound";
 
 }  // namespace
 
@@ -172,16 +168,14 @@ StagedJob StagedJobController::ParseAndCheck(const Json& object,
 bool StagedJobController::Resolve(const StagedJob& job, StagedRefs* refs, std::string* reason,
                                   std::string* message) const {
   const std::string ns = job.meta.ns;
-  absl::StatusOr<ObjectPtr> dataset =
-      datasets_->GetLister().GetByKey(kube::MakeKey(ns, job.dataset.name));
+  absl::StatusOr<api::Dataset> dataset =
+      ResolveDataset(datasets_->GetLister(), ns, job.dataset.name);
   if (!dataset.ok()) {
     *reason = std::string(kDatasetNotFound);
-    *message = absl::StrCat("waiting for Dataset ", job.dataset.name, " in namespace ", ns);
+    *message = std::string(dataset.status().message());
     return false;
   }
-  // A Dataset or Model that does not parse reads as empty (its own status says why).
-  const api::DatasetSpec dataset_spec =
-      ReadSpec<api::Dataset>(**dataset).value_or(api::Dataset{}).spec;
+  const api::DatasetSpec& dataset_spec = dataset->spec;
   refs->dataset_node = dataset_spec.node_name;
   refs->dataset_url = dataset_spec.url;
   refs->dataset_format = dataset_spec.format;
@@ -191,13 +185,13 @@ bool StagedJobController::Resolve(const StagedJob& job, StagedRefs* refs, std::s
     return false;
   }
   for (const std::string& name : job.ModelNames()) {
-    absl::StatusOr<ObjectPtr> model = models_->GetLister().GetByKey(kube::MakeKey(ns, name));
+    absl::StatusOr<api::Model> model = ResolveModel(models_->GetLister(), ns, name);
     if (!model.ok()) {
       *reason = std::string(kModelNotFound);
-      *message = absl::StrCat("waiting for Model ", name, " in namespace ", ns);
+      *message = std::string(model.status().message());
       return false;
     }
-    const api::ModelSpec model_spec = ReadSpec<api::Model>(**model).value_or(api::Model{}).spec;
+    const api::ModelSpec& model_spec = model->spec;
     refs->models[name] = ModelRef{model_spec.url, model_spec.format, model_spec.credential_name};
   }
   return true;

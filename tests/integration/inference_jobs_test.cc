@@ -3,7 +3,7 @@
 // kubectl, pod phases written through the pods' status subresource as a kubelet would
 // (scripts/demo-kubelet.sh does the same for the quickstart):
 //   VideoAnalyticsJob (examples/video-analytics-job.yaml, node adapted): waits for its Model
-//   (Waiting/ModelNotFound), then gets its pod and Service 4000 with Sedna's names, labels and env;
+//   (SpecValid/ModelNotFound), then gets its pod and Service 4000 with Sedna's names, labels and env;
 //   `kubectl get va` shows it Pending, Running, Succeeded; a worker's report through the LC's REST
 //   lands in status.metrics; deleting the job collects its children.
 //   FeatureExtractionService (examples/feature-extraction-service.yaml, node adapted): a worker's
@@ -151,7 +151,7 @@ TEST_CASE("VideoAnalyticsJob and ReidJob lifecycles with devapiserver + GM + LC 
   SECTION("VideoAnalyticsJob") {
     // The Model is not there yet: the job waits with a reason, and nothing is created.
     cluster.Kubectl({"apply", "-f", "-"}, Example("video-analytics-job.yaml"));
-    REQUIRE(jobs.WaitLatest("va", "video-analytics", "Waiting/ModelNotFound"));
+    REQUIRE(jobs.WaitLatest("va", "video-analytics", "SpecValid/ModelNotFound"));
     CHECK(jobs.Row("va", "video-analytics").at(1) == "Pending");
     const std::string selector = "videoanalyticsjob.sedna.io/name=video-analytics";
     CHECK(jobs.Children("pods", selector).empty());

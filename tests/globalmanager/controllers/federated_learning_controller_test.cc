@@ -467,8 +467,8 @@ TEST_CASE("FL: a report sent before the worker's current pod existed is accepted
   CHECK(f.Status()["currentRound"] == 2);
 }
 
-TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Dataset appearing later "
-          "lets the job proceed") {
+TEST_CASE("FL: invalid specs and missing references get SpecValid=False, an Event and no pods; a "
+          "Dataset appearing later lets the job proceed") {
   Fixture f(/*with_refs=*/false);
   f.env.Create(api::resources::Models(), ModelObject("agg-model", "/models/out/model.pb"));
   // References are in the controller's cache before the job: else the first InvalidSpec message
@@ -481,7 +481,8 @@ TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Datase
     std::optional<api::Condition> c = FindStatusCondition(f.Status(), kSpecValidCondition);
     CHECK_THAT(c->message, Catch::Contains("Dataset \"ds0\" does not exist"));
     CHECK_THAT(c->message, Catch::Contains("spec.trainingWorkers[0].dataset.name"));
-    CHECK(f.env.Events("fl1", "InvalidSpec").size() == 1);
+    CHECK(c->reason == "DatasetNotFound");
+    CHECK(f.env.Events("fl1", "DatasetNotFound").size() == 1);
     CHECK(f.Pods().empty());
     f.env.Create(api::resources::Datasets(), DatasetObject("ds0", "edge-0", "/data/a/t.txt"));
     REQUIRE(f.WaitPods({"fl1-aggregation-0", "fl1-train-0-0"}));
@@ -497,8 +498,8 @@ TEST_CASE("FL: invalid specs get SpecValid=False, an Event and no pods; a Datase
     REQUIRE(f.WaitStatus([](const Json& s) { return ConditionIs(s, kSpecValidCondition, "False"); }));
     CHECK_THAT(FindStatusCondition(f.Status(), kSpecValidCondition)->message,
                Catch::Contains("Model \"missing-model\" does not exist"));
-    CHECK(f.Status()["reason"] == "InvalidSpec");
-    CHECK(f.env.Events("fl1", "InvalidSpec").size() == 1);
+    CHECK(f.Status()["reason"] == "ModelNotFound");
+    CHECK(f.env.Events("fl1", "ModelNotFound").size() == 1);
     CHECK(f.Pods().empty());
     CHECK_FALSE(f.env.edge().Holds("edge-0", kJobRef));
   }

@@ -258,6 +258,28 @@ TEST_CASE("plan: selector placement names tasks after nodes, hashed when too lon
   CHECK(waiting.spec.tasks[0].Replicas() == 0);
 }
 
+TEST_CASE("plan: a Dataset or Model that does not exist yet is waited for, with the field") {
+  World w;
+  auto missing = [&](const Json& job) {
+    FlPlan plan = PlanFederatedLearningJob(job, w.Inputs());
+    CHECK(plan.invalid.empty());
+    REQUIRE(plan.missing.has_value());
+    return plan.missing->reason + ": " + plan.missing->message;
+  };
+  Json ok_worker = Training("ds", {{"nodeName", "n0"}});
+  CHECK_THAT(missing(Job("fl", Json::array({Training("nope", {{"nodeName", "n0"}})}))),
+             Catch::Contains("spec.trainingWorkers[0].dataset.name: Dataset \"nope\" does not exist"));
+  CHECK_THAT(missing(Job("fl", Json::array({Training("nope", {{"nodeName", "n0"}})}))),
+             Catch::StartsWith("DatasetNotFound"));
+  Json no_model = Job("fl", Json::array({ok_worker}));
+  no_model["spec"]["aggregationWorker"]["model"]["name"] = "gone";
+  CHECK_THAT(missing(no_model), Catch::Contains("spec.aggregationWorker.model.name"));
+  CHECK_THAT(missing(no_model), Catch::StartsWith("ModelNotFound"));
+  const Json no_pretrained =
+      Job("fl", Json::array({ok_worker}), {{"pretrainedModel", {{"name", "gone"}}}});
+  CHECK_THAT(missing(no_pretrained), Catch::Contains("spec.pretrainedModel.name"));
+}
+
 TEST_CASE("plan: what cannot work is invalid, with the field") {
   World w;
   auto invalid = [&](const Json& job) {
@@ -266,13 +288,6 @@ TEST_CASE("plan: what cannot work is invalid, with the field") {
     return Causes(plan);
   };
   Json ok_worker = Training("ds", {{"nodeName", "n0"}});
-  CHECK_THAT(invalid(Job("fl", Json::array({Training("nope", {{"nodeName", "n0"}})}))),
-             Catch::Contains("spec.trainingWorkers[0].dataset.name: Dataset \"nope\" does not exist"));
-  Json no_model = Job("fl", Json::array({ok_worker}));
-  no_model["spec"]["aggregationWorker"]["model"]["name"] = "gone";
-  CHECK_THAT(invalid(no_model), Catch::Contains("spec.aggregationWorker.model.name"));
-  CHECK_THAT(invalid(Job("fl", Json::array({ok_worker}), {{"pretrainedModel", {{"name", "gone"}}}})),
-             Catch::Contains("spec.pretrainedModel.name"));
   CHECK_THAT(invalid(Job("fl", Json::array({ok_worker}),
                          {{"runPolicy", {{"cleanPodPolicy", "Sometimes"}}}})),
              Catch::Contains("spec.runPolicy.cleanPodPolicy"));

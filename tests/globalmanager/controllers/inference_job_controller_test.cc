@@ -272,7 +272,7 @@ TEST_CASE("VA: restartPolicy OnFailure restarts in place; Always is refused with
   }
 }
 
-TEST_CASE("VA: a missing Model is a Waiting condition and an Event; the job starts when it appears") {
+TEST_CASE("VA: a missing Model is SpecValid=False/ModelNotFound and an Event; then the job starts") {
   Fixture f(VideoAnalyticsJobKind(), /*with_model=*/false);
   f.env.Create(VaJobs(), VaJob("va"));
   REQUIRE(f.WaitStatus("va", [](const Json& s) {
@@ -280,7 +280,8 @@ TEST_CASE("VA: a missing Model is a Waiting condition and an Event; the job star
   }));
   Json waiting = f.Status("va");
   CHECK(waiting["phase"] == "Pending");
-  CHECK(LastCondition(waiting)["type"] == "Waiting");
+  CHECK(LastCondition(waiting)["type"] == "SpecValid");
+  CHECK(LastCondition(waiting)["status"] == "False");
   CHECK(LastCondition(waiting)["message"].get<std::string>().find("detector") !=
         std::string::npos);
   REQUIRE(Eventually([&] { return f.env.Events("va", "ModelNotFound").size() == 1; }));
@@ -303,7 +304,7 @@ TEST_CASE("VA: an s3 Model's Secret is waited for (Forbidden, then missing); the
     return s.contains("conditions") && LastCondition(s)["reason"] == "CredentialsForbidden";
   }));
   CHECK(f.Status("va")["phase"] == "Pending");
-  CHECK(LastCondition(f.Status("va"))["type"] == "Waiting");
+  CHECK(LastCondition(f.Status("va"))["type"] == "SpecValid");
   REQUIRE(Eventually([&] { return f.env.Events("va", "CredentialsForbidden").size() == 1; }));
   CHECK(f.Names(Pods(), "va").empty());
 

@@ -2,7 +2,7 @@
 // pod per entry (names, labels, ports, env), truthful status from Deployments and pod phases with
 // recovery, tracking pods replaced when they end or the spec changes, an invalid spec.
 
-#include "globalmanager/controllers/object_search_controller.h"
+#include "globalmanager/controllers/tracking_pipeline_controller.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // ObjectTrackingController on the fake API (Sedna has no controller for the kind): the reid
 // Deployment + Service and one tracking pod per entry, placement by nodeSelector, status.
 
-#include "globalmanager/controllers/object_tracking_controller.h"
+#include "globalmanager/controllers/tracking_pipeline_controller.h"
 
 #include <catch2/catch.hpp>
 
