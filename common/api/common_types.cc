@@ -64,12 +64,23 @@ void PutTime(Json* json, std::string_view key, const std::optional<absl::Time>& 
   if (time.has_value()) (*json)[std::string(key)] = kube::FormatTimestamp(*time);
 }
 
+Condition Condition::Of(std::string_view type, std::string_view status, std::string_view reason,
+                        std::string_view message) {
+  Condition c;
+  c.type = std::string(type);
+  c.status = std::string(status);
+  c.reason = std::string(reason);
+  c.message = std::string(message);
+  return c;
+}
+
 Json Condition::ToJson() const {
   Json json = {{"type", type}, {"status", status}};
   if (!stage.empty()) json["stage"] = stage;
   PutTime(&json, "lastHeartbeatTime", last_heartbeat_time);
   PutTime(&json, "lastTransitionTime", last_transition_time);
   PutTime(&json, "lastProbeTime", last_probe_time);
+  PutTime(&json, "lastUpdateTime", last_update_time);
   if (!reason.empty()) json["reason"] = reason;
   if (!message.empty()) json["message"] = message;
   if (!data.empty()) json["data"] = data;
@@ -114,6 +125,52 @@ const Condition* LatestCondition(const std::vector<Condition>& conditions) {
   return conditions.empty() ? nullptr : &conditions.back();
 }
 
+std::vector<Condition> ReadOwnConditions(const Json& status) {
+  if (!status.is_object()) return {};
+  FieldReader lenient;
+  std::vector<Condition> conditions = ReadConditions(status, "status", &lenient);
+  std::erase_if(conditions, [](const Condition& c) { return c.type.empty(); });
+  return conditions;
+}
+
+Json ConditionsToJson(const std::vector<Condition>& conditions) {
+  Json list = Json::array();
+  for (const Condition& c : conditions) list.push_back(c.ToJson());
+  return list;
+}
+
+bool SetCondition(std::vector<Condition>* conditions, std::string_view type,
+                  std::string_view status, std::string_view reason, std::string_view message,
+                  absl::Time now) {
+  auto it = std::find_if(conditions->begin(), conditions->end(),
+                         [&](const Condition& c) { return c.type == type; });
+  if (it == conditions->end() || it->status != status) {
+    Condition condition = Condition::Of(type, status, reason, message);
+    condition.last_transition_time = now;
+    condition.last_heartbeat_time = now;
+    if (it == conditions->end()) {
+      conditions->push_back(std::move(condition));
+    } else {
+      *it = std::move(condition);
+    }
+  } else if (it->reason != reason || it->message != message) {
+    it->reason = std::string(reason);
+    it->message = std::string(message);
+    it->last_heartbeat_time = now;
+  } else {
+    return false;
+  }
+  while (conditions->size() > kMaxConditions) conditions->erase(conditions->begin());
+  return true;
+}
+
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type) {
+  for (const Condition& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
 std::string ObjectMeta::Key() const { return kube::MakeKey(ns, name); }
 
 Json ObjectMeta::ToJson() const {
@@ -143,11 +200,7 @@ ObjectMeta ObjectMeta::FromJson(const Json& object) {
 }
 
 void StagedJobStatus::ToJson(Json* status) const {
-  if (!conditions.empty()) {
-    Json list = Json::array();
-    for (const Condition& c : conditions) list.push_back(c.ToJson());
-    (*status)["conditions"] = std::move(list);
-  }
+  if (!conditions.empty()) (*status)["conditions"] = ConditionsToJson(conditions);
   PutTime(status, "startTime", start_time);
   PutTime(status, "completionTime", completion_time);
   if (!stage.empty()) (*status)["stage"] = stage;
@@ -262,6 +315,7 @@ std::vector<Condition> ReadConditions(const Json& status, std::string_view paren
     c.last_heartbeat_time = reader->Time(item, "lastHeartbeatTime", item_path);
     c.last_transition_time = reader->Time(item, "lastTransitionTime", item_path);
     c.last_probe_time = reader->Time(item, "lastProbeTime", item_path);
+    c.last_update_time = reader->Time(item, "lastUpdateTime", item_path);
     c.reason = reader->String(item, "reason", item_path).value_or("");
     c.message = reader->String(item, "message", item_path).value_or("");
     c.data = reader->String(item, "data", item_path).value_or("");

@@ -106,23 +106,35 @@ bool IsTriggerOperator(std::string_view op);
 // compares them as strings.
 bool IsTimeOfDay(std::string_view text);
 
-// ---- Conditions. One struct for every kind; fields a kind does not use stay empty and are not
-// written. JI types: Pending|Running|Failed; FL: Training|Complete|Failed; IL/LL: Waiting|Ready|
-// Starting|Running|Completed|Failed with a stage Train|Eval|Deploy.
+// ---- Conditions. One struct for every kind, the common job library's included; fields a kind does
+// not use stay empty and are not written. JI types: Pending|Running|Failed; FL: Training|Complete|
+// Failed; IL/LL: Waiting|Ready|Starting|Running|Completed|Failed with a stage Train|Eval|Deploy;
+// the job library (common/job): Created|Running|Restarting|Succeeded|Failed|Suspended.
 struct Condition {
   std::string type;
   std::string status = "True";  // "True" | "False" | "Unknown".
   std::string stage;            // IL/LL only.
   std::optional<absl::Time> last_heartbeat_time;
   std::optional<absl::Time> last_transition_time;
-  std::optional<absl::Time> last_probe_time;  // FL only.
+  std::optional<absl::Time> last_probe_time;   // FL only.
+  std::optional<absl::Time> last_update_time;  // The job library's (lastUpdateTime) only.
   std::string reason;
   std::string message;
   std::string data;  // IL/LL only: the JSON blob of a stage's input/output, as a string.
 
+  // A condition with these four fields and no times.
+  static Condition Of(std::string_view type, std::string_view status, std::string_view reason,
+                      std::string_view message);
+  bool IsTrue() const { return status == "True"; }
   kube::Json ToJson() const;
   friend bool operator==(const Condition&, const Condition&) = default;
 };
+
+// status.conditions of a status its controller rewrites: malformed entries (and ones without a
+// type) are skipped, never an error.
+std::vector<Condition> ReadOwnConditions(const kube::Json& status);
+// The JSON list of `conditions` (an array, empty or not).
+kube::Json ConditionsToJson(const std::vector<Condition>& conditions);
 
 // The CRDs cap conditions at this many items (maxItems), so a status write with more is rejected.
 inline constexpr size_t kMaxConditions = 10;
@@ -137,6 +149,19 @@ bool AppendCondition(std::vector<Condition>* conditions, Condition condition, ab
                      size_t max_conditions = kMaxConditions);
 // The most recent condition (the last one), or nullptr.
 const Condition* LatestCondition(const std::vector<Condition>& conditions);
+
+// One condition per type (Kubernetes style) instead of a history: sets the condition of `type`:
+//   absent                            → appended, lastTransitionTime = lastHeartbeatTime = now
+//   other status                      → replaced, lastTransitionTime = lastHeartbeatTime = now
+//   same status, other reason/message → updated in place, lastHeartbeatTime = now
+//   nothing differs                   → untouched (a level-triggered pass writes nothing)
+// After a change the oldest entries are dropped beyond kMaxConditions. Returns whether anything
+// changed. (The job library's conditions follow its own algebra: common/job/conditions.h.)
+bool SetCondition(std::vector<Condition>* conditions, std::string_view type,
+                  std::string_view status, std::string_view reason, std::string_view message,
+                  absl::Time now);
+// The condition of `type`, or nullptr.
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
 
 // ---- Metadata of a parsed object (what controllers need; the API server owns the rest).
 struct ObjectMeta {

@@ -24,7 +24,19 @@ Json DatasetStatus::ToJson() const {
   if (!reason.empty()) json["reason"] = reason;
   if (!message.empty()) json["message"] = message;
   if (observed_generation.has_value()) json["observedGeneration"] = *observed_generation;
+  if (!conditions.empty()) json["conditions"] = ConditionsToJson(conditions);
   return json;
+}
+
+DatasetStatus ReadDatasetStatus(const Json& status, FieldReader* reader) {
+  DatasetStatus out;
+  out.number_of_samples = reader->Int(status, "numberOfSamples", "status", 0);
+  out.update_time = reader->Time(status, "updateTime", "status");
+  out.reason = reader->String(status, "reason", "status").value_or("");
+  out.message = reader->String(status, "message", "status").value_or("");
+  out.observed_generation = reader->Int(status, "observedGeneration", "status", 0);
+  out.conditions = ReadOwnConditions(status);
+  return out;
 }
 
 absl::StatusOr<Dataset> Dataset::FromJson(const Json& object) {
@@ -42,11 +54,7 @@ absl::StatusOr<Dataset> Dataset::FromJson(const Json& object) {
     d.spec.credential_name = r.String(*spec, "credentialName", "spec").value_or("");
   }
   if (const Json* status = r.Object(object, "status", "")) {
-    d.status.number_of_samples = r.Int(*status, "numberOfSamples", "status", 0);
-    d.status.update_time = r.Time(*status, "updateTime", "status");
-    d.status.reason = r.String(*status, "reason", "status").value_or("");
-    d.status.message = r.String(*status, "message", "status").value_or("");
-    d.status.observed_generation = r.Int(*status, "observedGeneration", "status", 0);
+    d.status = ReadDatasetStatus(*status, &r);
   }
   if (!r.ok()) return InvalidObjectError(kinds::kDataset, d.metadata.name, r.TakeCauses());
   return d;

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/api/common_types.h"
+#include "common/api/json_fields.h"
 #include "common/kube/errors.h"
 #include "common/kube/object.h"
 
@@ -32,18 +33,24 @@ struct DatasetSpec {
 };
 
 // Written by the GM from the LC's reports. numberOfSamples/updateTime are Sedna's; Nereid adds
-// reason/message (why the last count failed; empty when it succeeded — Sedna never reports errors)
-// and observedGeneration (the spec generation the count belongs to).
+// reason/message (why the last count failed; empty when it succeeded — Sedna never reports errors),
+// observedGeneration (the spec generation the count belongs to) and conditions (one per type:
+// Counted, SpecValid).
 struct DatasetStatus {
   std::optional<int64_t> number_of_samples;
   std::optional<absl::Time> update_time;
   std::string reason;   // Machine-readable, e.g. PathNotFound, UnknownFormat, NotAFile.
   std::string message;  // For humans.
   std::optional<int64_t> observed_generation;
+  std::vector<Condition> conditions;
 
   kube::Json ToJson() const;
   friend bool operator==(const DatasetStatus&, const DatasetStatus&) = default;
 };
+
+// Reads a status object; type errors are recorded under "status". The conditions are the GM's
+// own to rewrite: a malformed entry is skipped, never an error.
+DatasetStatus ReadDatasetStatus(const kube::Json& status, FieldReader* reader);
 
 struct Dataset {
   ObjectMeta metadata;

@@ -58,11 +58,7 @@ Json FederatedLearningJobSpec::ToJson() const {
 Json FederatedLearningJobStatus::ToJson() const {
   Json json = {{"active", active}, {"succeeded", succeeded}, {"failed", failed}};
   if (!phase.empty()) json["phase"] = phase;
-  if (!conditions.empty()) {
-    Json list = Json::array();
-    for (const Condition& c : conditions) list.push_back(c.ToJson());
-    json["conditions"] = std::move(list);
-  }
+  if (!conditions.empty()) json["conditions"] = ConditionsToJson(conditions);
   PutTime(&json, "startTime", start_time);
   PutTime(&json, "completionTime", completion_time);
   if (current_round.has_value()) json["currentRound"] = *current_round;

@@ -105,11 +105,7 @@ Json JointInferenceServiceSpec::ToJson() const {
 Json JointInferenceServiceStatus::ToJson() const {
   Json json = {{"active", active}, {"failed", failed}};
   if (!phase.empty()) json["phase"] = phase;
-  if (!conditions.empty()) {
-    Json list = Json::array();
-    for (const Condition& c : conditions) list.push_back(c.ToJson());
-    json["conditions"] = std::move(list);
-  }
+  if (!conditions.empty()) json["conditions"] = ConditionsToJson(conditions);
   PutTime(&json, "startTime", start_time);
   if (!metrics.empty()) {
     Json list = Json::array();

@@ -29,7 +29,21 @@ Json ModelStatus::ToJson() const {
   if (!reason.empty()) json["reason"] = reason;
   if (!message.empty()) json["message"] = message;
   if (observed_generation.has_value()) json["observedGeneration"] = *observed_generation;
+  if (!conditions.empty()) json["conditions"] = ConditionsToJson(conditions);
   return json;
+}
+
+ModelStatus ReadModelStatus(const Json& status, FieldReader* reader) {
+  ModelStatus out;
+  out.update_time = reader->Time(status, "updateTime", "status");
+  out.metrics = ReadKeyValues(status, "metrics", "status", reader);
+  out.verified = reader->Bool(status, "verified", "status");
+  out.sha256 = reader->String(status, "sha256", "status").value_or("");
+  out.reason = reader->String(status, "reason", "status").value_or("");
+  out.message = reader->String(status, "message", "status").value_or("");
+  out.observed_generation = reader->Int(status, "observedGeneration", "status", 0);
+  out.conditions = ReadOwnConditions(status);
+  return out;
 }
 
 absl::StatusOr<Model> Model::FromJson(const Json& object) {
@@ -46,13 +60,7 @@ absl::StatusOr<Model> Model::FromJson(const Json& object) {
     m.spec.sha256 = r.String(*spec, "sha256", "spec").value_or("");
   }
   if (const Json* status = r.Object(object, "status", "")) {
-    m.status.update_time = r.Time(*status, "updateTime", "status");
-    m.status.metrics = ReadKeyValues(*status, "metrics", "status", &r);
-    m.status.verified = r.Bool(*status, "verified", "status");
-    m.status.sha256 = r.String(*status, "sha256", "status").value_or("");
-    m.status.reason = r.String(*status, "reason", "status").value_or("");
-    m.status.message = r.String(*status, "message", "status").value_or("");
-    m.status.observed_generation = r.Int(*status, "observedGeneration", "status", 0);
+    m.status = ReadModelStatus(*status, &r);
   }
   if (!r.ok()) return InvalidObjectError(kinds::kModel, m.metadata.name, r.TakeCauses());
   return m;

@@ -31,7 +31,8 @@ struct ModelSpec {
 
 // updateTime and metrics are Sedna's (metrics are written from FL aggregation reports). Nereid adds
 // what the LC found when it fetched the model: verified (the file exists and, when spec.sha256 is
-// set, matches it), the sha256 it computed, reason/message of a failure, observedGeneration.
+// set, matches it), the sha256 it computed, reason/message of a failure, observedGeneration, and
+// conditions (one per type: Verified, SpecValid).
 struct ModelStatus {
   std::optional<absl::Time> update_time;
   std::vector<Metric> metrics;
@@ -40,10 +41,15 @@ struct ModelStatus {
   std::string reason;  // e.g. DigestMismatch, PathNotFound, DownloadFailed.
   std::string message;
   std::optional<int64_t> observed_generation;
+  std::vector<Condition> conditions;
 
   kube::Json ToJson() const;
   friend bool operator==(const ModelStatus&, const ModelStatus&) = default;
 };
+
+// Reads a status object; type errors are recorded under "status". The conditions are the GM's
+// own to rewrite: a malformed entry is skipped, never an error.
+ModelStatus ReadModelStatus(const kube::Json& status, FieldReader* reader);
 
 struct Model {
   ObjectMeta metadata;

@@ -11,14 +11,10 @@ namespace ct = condition_types;
 bool SetCondition(JobStatus* status, std::string_view type, std::string_view condition_status,
                   std::string_view reason, std::string_view message, absl::Time now) {
   if (status->IsFinished()) return false;  // Succeeded and Failed are absorbing.
-  std::vector<JobCondition>& conds = status->conditions;
+  std::vector<api::Condition>& conds = status->conditions;
   auto existing = std::find_if(conds.begin(), conds.end(),
-                               [&](const JobCondition& c) { return c.type == type; });
-  JobCondition next;
-  next.type = std::string(type);
-  next.status = std::string(condition_status);
-  next.reason = std::string(reason);
-  next.message = std::string(message);
+                               [&](const api::Condition& c) { return c.type == type; });
+  api::Condition next = api::Condition::Of(type, condition_status, reason, message);
   next.last_update_time = now;
   next.last_transition_time = now;
   if (existing != conds.end()) {
@@ -36,9 +32,9 @@ bool SetCondition(JobStatus* status, std::string_view type, std::string_view con
 
   const bool is_true = condition_status == kTrue;
   const bool terminal = is_true && (type == ct::kSucceeded || type == ct::kFailed);
-  std::vector<JobCondition> kept;
+  std::vector<api::Condition> kept;
   kept.reserve(conds.size() + 1);
-  for (JobCondition& c : conds) {
+  for (api::Condition& c : conds) {
     if (is_true && type == ct::kRunning && c.type == ct::kRestarting) continue;
     if (is_true && type == ct::kRestarting && c.type == ct::kRunning) continue;
     if (terminal && (c.type == ct::kRunning || c.type == ct::kRestarting) && c.IsTrue()) {
@@ -59,7 +55,7 @@ bool RemoveCondition(JobStatus* status, std::string_view type) {
   if (status->IsFinished()) return false;
   auto& conds = status->conditions;
   auto it = std::remove_if(conds.begin(), conds.end(),
-                           [&](const JobCondition& c) { return c.type == type; });
+                           [&](const api::Condition& c) { return c.type == type; });
   if (it == conds.end()) return false;
   conds.erase(it, conds.end());
   return true;

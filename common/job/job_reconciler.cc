@@ -88,8 +88,9 @@ absl::StatusOr<JobResult> JobReconciler::Pass::Run() {
     result_.requeue_after = r_->expectations_->TimeToExpiry(key_);
     return result_;
   }
-  pods_ = r_->children_->Pods(id_);
-  services_ = r_->children_->Services(id_);
+  const ChildLister* children = req_.children != nullptr ? req_.children : r_->children_;
+  pods_ = children->Pods(id_);
+  services_ = children->Services(id_);
 
   if (st_.FindCondition(ct::kCreated) == nullptr) {
     Condition(ct::kCreated, kTrue, reasons::kJobCreated,
@@ -418,7 +419,7 @@ void JobReconciler::Pass::ComputeCounts() {
 
 void JobReconciler::Pass::CleanupFinished() {
   CleanPodPolicy policy = spec_.run_policy.CleanPolicy();
-  const JobCondition* failed = st_.FindCondition(ct::kFailed);
+  const api::Condition* failed = st_.FindCondition(ct::kFailed);
   // A deadline, backoff or invalid-spec failure stops whatever still runs, even with None.
   if (failed != nullptr && failed->IsTrue() && failed->reason != reasons::kTaskFailed) {
     policy = AtLeastRunning(policy);

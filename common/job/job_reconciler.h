@@ -75,6 +75,9 @@ struct JobRequest {
   std::map<std::string, std::string> labels;  // Added to every pod and the Service.
   PodDecorator decorate_pod;                  // Optional.
   SuccessRule success_rule;                   // Optional: AllTasksSucceeded.
+  // Optional: where this pass lists the job's children instead of the reconciler's lister (a
+  // kind that runs the library over a subset of its pods, e.g. one stage run).
+  const ChildLister* children = nullptr;
 };
 
 struct JobResult {

@@ -5,7 +5,6 @@
 namespace nereid::job {
 
 using api::FieldReader;
-using api::IndexPath;
 using api::JoinPath;
 using kube::Json;
 
@@ -23,15 +22,6 @@ int32_t ReadCount(const Json& obj, std::string_view key, std::string_view parent
 
 }  // namespace
 
-Json JobCondition::ToJson() const {
-  Json out = {{"type", type}, {"status", status}};
-  if (!reason.empty()) out["reason"] = reason;
-  if (!message.empty()) out["message"] = message;
-  PutTime(&out, "lastUpdateTime", last_update_time);
-  PutTime(&out, "lastTransitionTime", last_transition_time);
-  return out;
-}
-
 Json ReplicaStatus::ToJson() const {
   return {{"active", active},
           {"succeeded", succeeded},
@@ -40,24 +30,22 @@ Json ReplicaStatus::ToJson() const {
           {"restarts", restarts}};
 }
 
-const JobCondition* JobStatus::FindCondition(std::string_view type) const {
-  for (const JobCondition& c : conditions) {
+const api::Condition* JobStatus::FindCondition(std::string_view type) const {
+  for (const api::Condition& c : conditions) {
     if (c.type == type) return &c;
   }
   return nullptr;
 }
 
 bool JobStatus::IsConditionTrue(std::string_view type) const {
-  const JobCondition* c = FindCondition(type);
+  const api::Condition* c = FindCondition(type);
   return c != nullptr && c->IsTrue();
 }
 
 Json JobStatus::ToJson() const {
   Json out = Json::object();
   if (!phase.empty()) out["phase"] = phase;
-  Json conds = Json::array();
-  for (const JobCondition& c : conditions) conds.push_back(c.ToJson());
-  out["conditions"] = std::move(conds);
+  out["conditions"] = api::ConditionsToJson(conditions);
   Json replicas = Json::object();
   for (const auto& [task, rs] : replica_statuses) replicas[task] = rs.ToJson();
   out["replicaStatuses"] = std::move(replicas);
@@ -80,25 +68,7 @@ JobStatus ReadJobStatus(const Json& status, std::string_view parent, FieldReader
   JobStatus out;
   if (!status.is_object()) return out;
   out.phase = reader->String(status, "phase", parent).value_or("");
-  if (const Json* list = reader->Array(status, "conditions", parent); list != nullptr) {
-    std::string path = JoinPath(parent, "conditions");
-    for (size_t i = 0; i < list->size(); ++i) {
-      const Json& item = (*list)[i];
-      std::string item_path = IndexPath(path, i);
-      if (!item.is_object()) {
-        reader->AddTypeError(item_path, "an object", item);
-        continue;
-      }
-      JobCondition c;
-      c.type = reader->String(item, "type", item_path).value_or("");
-      c.status = reader->String(item, "status", item_path).value_or("");
-      c.reason = reader->String(item, "reason", item_path).value_or("");
-      c.message = reader->String(item, "message", item_path).value_or("");
-      c.last_update_time = reader->Time(item, "lastUpdateTime", item_path);
-      c.last_transition_time = reader->Time(item, "lastTransitionTime", item_path);
-      out.conditions.push_back(std::move(c));
-    }
-  }
+  out.conditions = api::ReadConditions(status, parent, reader);
   if (const Json* replicas = reader->Object(status, "replicaStatuses", parent);
       replicas != nullptr) {
     std::string path = JoinPath(parent, "replicaStatuses");

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/api/common_types.h"
 #include "common/api/json_fields.h"
 #include "common/kube/object.h"
 
@@ -61,19 +62,6 @@ inline constexpr std::string_view kSuspended = "Suspended";
 inline constexpr std::string_view kTrue = "True";
 inline constexpr std::string_view kFalse = "False";
 
-struct JobCondition {
-  std::string type;
-  std::string status;  // "True" | "False"
-  std::string reason;
-  std::string message;
-  std::optional<absl::Time> last_update_time;
-  std::optional<absl::Time> last_transition_time;
-
-  bool IsTrue() const { return status == kTrue; }
-  kube::Json ToJson() const;
-  friend bool operator==(const JobCondition&, const JobCondition&) = default;
-};
-
 // Counts of one task's pods (training-operator's ReplicaStatus plus Nereid's restart counters).
 struct ReplicaStatus {
   int32_t active = 0;     // Running and not being deleted.
@@ -93,7 +81,7 @@ using PodPhaseCounts = std::map<std::string, int32_t>;
 
 struct JobStatus {
   std::string phase;
-  std::vector<JobCondition> conditions;
+  std::vector<api::Condition> conditions;
   std::map<std::string, ReplicaStatus> replica_statuses;  // JSON "replicaStatuses", by task name.
   std::map<std::string, PodPhaseCounts> task_status;      // JSON "taskStatus", by task name.
   std::string task_summary;  // JSON "taskSummary": "learner 1/1, collector 3/4" (printer column).
@@ -102,7 +90,7 @@ struct JobStatus {
   std::optional<absl::Time> completion_time;
   std::optional<absl::Time> last_reconcile_time;
 
-  const JobCondition* FindCondition(std::string_view type) const;
+  const api::Condition* FindCondition(std::string_view type) const;
   bool IsConditionTrue(std::string_view type) const;
   bool IsSucceeded() const { return IsConditionTrue("Succeeded"); }
   bool IsFailed() const { return IsConditionTrue("Failed"); }

@@ -169,21 +169,27 @@ ReportOutcome DatasetController::HandleReport(std::string_view node,
       *context().client, api::resources::Datasets(), ref.namespace_(), ref.name(), ref.uid(),
       // The hub admitted the report: `node` is the one the Dataset is sent to.
       [&](const Json& /*object*/, Json* status) -> absl::Status {
+        api::FieldReader lenient;  // A malformed field reads as absent: ours to rewrite.
+        api::DatasetStatus typed = api::ReadDatasetStatus(*status, &lenient);
         if (failed) {
-          (*status)["reason"] = reported.error_reason();
-          (*status)["message"] = reported.error_message();
-          SetStatusCondition(status, conditions::kCounted, condition_status::kFalse,
-                             reported.error_reason(), reported.error_message(), now);
+          typed.reason = reported.error_reason();
+          typed.message = reported.error_message();
+          api::SetCondition(&typed.conditions, conditions::kCounted, condition_status::kFalse,
+                            reported.error_reason(), reported.error_message(), now);
         } else {
-          (*status)["numberOfSamples"] = reported.number_of_samples();
-          (*status)["updateTime"] = kube::FormatTimestamp(counted_at);
-          status->erase("reason");
-          status->erase("message");
-          SetStatusCondition(status, conditions::kCounted, condition_status::kTrue,
-                             reasons::kCounted,
-                             absl::StrCat("counted by the LocalController on node ", ToAbsl(node)), now);
+          typed.number_of_samples = reported.number_of_samples();
+          typed.update_time = counted_at;
+          typed.reason.clear();
+          typed.message.clear();
+          api::SetCondition(&typed.conditions, conditions::kCounted, condition_status::kTrue,
+                            reasons::kCounted,
+                            absl::StrCat("counted by the LocalController on node ", ToAbsl(node)), now);
         }
-        if (observed_generation.has_value()) (*status)["observedGeneration"] = *observed_generation;
+        if (observed_generation.has_value()) typed.observed_generation = observed_generation;
+        PutStatusFields(typed.ToJson(),
+                        {"numberOfSamples", "updateTime", "reason", "message",
+                         "observedGeneration", "conditions"},
+                        status);
         return absl::OkStatus();
       },
       cached);

@@ -10,12 +10,16 @@
 #include "common/job/distributed_job.h"
 #include "common/job/job_status.h"
 #include "common/job/job_status_writer.h"
-#include "common/job/owner_handler.h"
 #include "common/job/pod_builder.h"
 #include "common/kube/errors.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
-#include "globalmanager/controllers/status_writer.h"
+#include "globalmanager/controllers/controller_events.h"
+#include "globalmanager/controllers/distributed_job_edge.h"
+#include "globalmanager/controllers/informer_handlers.h"
+#include "globalmanager/controllers/placement.h"
+#include "globalmanager/controllers/registry.h"
+#include "globalmanager/controllers/report_router.h"
 
 namespace nereid::gm {
 
@@ -52,18 +56,54 @@ void AddSednaEnv(Json* pod, const job::JobIdentity& id, const std::string& lc_se
 
 }  // namespace
 
-DistributedJobController::DistributedJobController(DistributedJobControllerDeps deps)
-    : deps_(std::move(deps)),
-      engine_(deps_.client, deps_.children, deps_.expectations, deps_.gang, deps_.recorder,
-              deps_.clock, deps_.options) {}
+absl::StatusOr<std::unique_ptr<DistributedJobController>> DistributedJobController::Create(
+    const ControllerContext& context, DistributedJobOptions options) {
+  if (context.client == nullptr || context.informers == nullptr) {
+    return absl::InvalidArgumentError("DistributedJobController: client and informers are required");
+  }
+  std::unique_ptr<DistributedJobController> controller(
+      new DistributedJobController(context, std::move(options)));
+  if (controller->edge_ != nullptr) {
+    RETURN_IF_ERROR(
+        RegisterReportSink(context, job::kDistributedJobKind, controller->edge_.get()));
+  }
+  return controller;
+}
+
+DistributedJobController::DistributedJobController(const ControllerContext& context,
+                                                   DistributedJobOptions options)
+    : LibraryJobController("distributedjob", context, job::DistributedJobs(),
+                           job::kDistributedJobKind, std::move(options.library)),
+      placement_(options.placement) {
+  if (placement_ != nullptr || context.edge == nullptr) return;
+  nodes_ = Read(kube::resources::Nodes());
+  DistributedJobEdge::Options edge_options;
+  edge_options.edge = context.edge;
+  edge_options.client = context.client;
+  edge_options.clock = context.clock;
+  edge_ = std::make_unique<DistributedJobEdge>(edge_options, jobs_->GetLister(),
+                                               nodes_->GetLister());
+  placement_ = edge_.get();
+  // An edge node's labels or taints decide which nodes a template selects: look at every job
+  // again when an edge node comes, goes or changes them (not on status heartbeats; cloud nodes are
+  // never selected by a template's selector).
+  auto enqueue_all = [this] {
+    for (const std::string& key : jobs_->GetLister().ListKeys()) Enqueue(key);
+  };
+  auto is_edge = [](const kube::ObjectPtr& node) {
+    return node != nullptr && kube::Label(*node, kEdgeNodeRoleLabel).has_value();
+  };
+  nodes_->AddEventHandler(OnPlacementChange(enqueue_all, is_edge));
+}
+
+// Workers call Reconcile on this object, and the edge half: stop them before the members go away.
+DistributedJobController::~DistributedJobController() { Stop(); }
 
 absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const std::string& key) {
-  absl::StatusOr<kube::ObjectPtr> cached = deps_.jobs.GetByKey(key);
+  absl::StatusOr<kube::ObjectPtr> cached = jobs_->GetLister().GetByKey(key);
   if (absl::IsNotFound(cached.status())) {
-    deps_.expectations->Delete(key);
-    if (deps_.placement != nullptr) {
-      deps_.placement->JobRemoved(std::string(job::kDistributedJobKind), key);
-    }
+    expectations_.Delete(key);
+    if (placement_ != nullptr) placement_->JobRemoved(std::string(job::kDistributedJobKind), key);
     return kube::ReconcileResult{};
   }
   if (!cached.ok()) return cached.status();
@@ -82,7 +122,7 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
   request.spec = parsed->spec;
   request.status = parsed->status;
   request.labels = api::SelectorLabels(job::kDistributedJobKind, id.name, id.uid);
-  const std::string lc_server = deps_.lc_server;
+  const std::string lc_server = context().settings.lc_server;
   request.decorate_pod = [lc_server](const job::JobIdentity& job, const job::PodPlace& place,
                                      Json* pod) {
     (*pod)["metadata"]["labels"][api::LabelKeyWorkerType(job::kDistributedJobKind)] =
@@ -92,7 +132,7 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
 
   ASSIGN_OR_RETURN(job::JobResult result, engine_.Reconcile(request));
   if (result.status_changed) {
-    RETURN_IF_ERROR(WriteJobStatus(*cached, result.status));
+    RETURN_IF_ERROR(WriteStatusFields(*cached, result.status));
     LOG(DEBUG) << "distributedjob " << key << ": status written (phase " << result.status.phase
                << ")";
   }
@@ -105,16 +145,13 @@ absl::StatusOr<kube::ReconcileResult> DistributedJobController::Reconcile(const 
   return out;
 }
 
-absl::Status DistributedJobController::WriteJobStatus(const kube::ObjectPtr& object,
-                                                      const job::JobStatus& status) {
+absl::Status DistributedJobController::WriteStatusFields(const kube::ObjectPtr& object,
+                                                         const job::JobStatus& status) {
   const Json status_json = status.ToJson();
   // The library's keys only: status.workerReports belongs to the report path
   // (distributed_job_edge.h).
-  return WriteLibraryJobStatus(
-             *deps_.client, job::DistributedJobs(),
-             job::JobIdentity::FromObject(*object, job::DistributedJobs()), object,
-             [&](Json* current) { job::PutJobStatusFields(status_json, current); },
-             *deps_.expectations, kube::Key(*object))
+  return WriteJobStatus(kube::Key(*object), object,
+                        [&](Json* current) { job::PutJobStatusFields(status_json, current); })
       .status();
 }
 
@@ -130,7 +167,7 @@ absl::Status DistributedJobController::FailUnparsable(const kube::ObjectPtr& cac
   }
   std::string message = api::FormatCauses(kube::Causes(error));
   if (message.empty()) message = std::string(error.message());
-  absl::Time now = absl::FromUnixSeconds(absl::ToUnixSeconds(deps_.clock->Now()));
+  absl::Time now = absl::FromUnixSeconds(absl::ToUnixSeconds(context().clock->Now()));
   job::JobStatus status;
   job::SetCondition(&status, job::condition_types::kCreated, job::kTrue, job::reasons::kJobCreated,
                     absl::StrCat("DistributedJob ", kube::Key(object), " is created."), now);
@@ -139,22 +176,21 @@ absl::Status DistributedJobController::FailUnparsable(const kube::ObjectPtr& cac
   status.phase = std::string(job::PhaseOf(status));
   status.completion_time = now;
   status.last_reconcile_time = now;
-  if (deps_.recorder != nullptr) {
-    deps_.recorder->Record(object, kube::EventType::kWarning, job::reasons::kInvalidSpec, message);
-  }
+  RecordEvent(context(), job::DistributedJobs(), object, kube::EventType::kWarning,
+              job::reasons::kInvalidSpec, message);
   LOG(WARNING) << "distributedjob " << kube::Key(object) << " is invalid: " << message;
-  return WriteJobStatus(cached, status);
+  return WriteStatusFields(cached, status);
 }
 
 void DistributedJobController::ReportPlacement(const job::JobIdentity& id, const Json& object,
                                                const job::JobSpec& spec, bool finished) {
-  if (deps_.placement == nullptr) return;
+  if (placement_ == nullptr) return;
   JobPlacementView view;
   view.job = id;
   view.object = &object;
   view.spec = &spec;
   view.finished = finished;
-  for (const kube::ObjectPtr& pod : deps_.children->Pods(id)) {
+  for (const kube::ObjectPtr& pod : children_.Pods(id)) {
     std::string node = kube::StringAt(*pod, "spec.nodeName");
     if (node.empty() || kube::IsBeingDeleted(*pod)) continue;
     PlacedTaskPod p;
@@ -165,13 +201,13 @@ void DistributedJobController::ReportPlacement(const job::JobIdentity& id, const
     p.node = std::move(node);
     view.pods.push_back(std::move(p));
   }
-  deps_.placement->JobPlaced(view);
+  placement_->JobPlaced(view);
 }
 
-int DistributedJobController::AnnounceAll() {
-  if (deps_.placement == nullptr) return 0;
+absl::Status DistributedJobController::PrimeEdge() {
+  if (placement_ == nullptr) return absl::OkStatus();
   int announced = 0;
-  for (const kube::ObjectPtr& object : deps_.jobs.List()) {
+  for (const kube::ObjectPtr& object : jobs_->GetLister().List()) {
     if (kube::IsBeingDeleted(*object)) continue;
     absl::StatusOr<job::DistributedJob> parsed = job::DistributedJob::FromJson(*object);
     if (!parsed.ok()) continue;
@@ -179,63 +215,16 @@ int DistributedJobController::AnnounceAll() {
     ReportPlacement(id, *object, parsed->spec, parsed->status.IsFinished());
     ++announced;
   }
-  return announced;
+  LOG(INFO) << "distributedjob controller: " << announced
+            << " jobs looked at for the edge registry";
+  return absl::OkStatus();
 }
 
-void RegisterDistributedJobHandlers(kube::Controller* controller, kube::SharedInformer* jobs,
-                                    kube::SharedInformer* pods, kube::SharedInformer* services,
-                                    job::Expectations* expectations) {
-  jobs->AddEventHandler(controller->EnqueueHandler());
-  const std::string kind(job::kDistributedJobKind);
-  pods->AddEventHandler(job::ObservingOwnerHandler(controller, kind, expectations));
-  services->AddEventHandler(job::ObservingOwnerHandler(controller, kind, expectations));
+absl::StatusOr<std::unique_ptr<GmController>> MakeDistributedJobController(
+    ControllerContext& context) {
+  return CreateIfServed(context, job::DistributedJobs(), [](const ControllerContext& context) {
+    return DistributedJobController::Create(context);
+  });
 }
-
-namespace {
-
-kube::InformerOptions Scoped(const std::string& ns) {
-  kube::InformerOptions options;
-  options.ns = ns;
-  return options;
-}
-
-}  // namespace
-
-DistributedJobRunner::DistributedJobRunner(kube::KubeClient* client,
-                                           kube::SharedInformerFactory* factory,
-                                           kube::EventRecorder* recorder, Clock* clock,
-                                           Options options)
-    : jobs_(factory->Informer(job::DistributedJobs(), Scoped(options.ns))),
-      pods_(factory->Informer(kube::resources::Pods(), Scoped(options.ns))),
-      services_(factory->Informer(kube::resources::Services(), Scoped(options.ns))),
-      jobs_lister_(jobs_->GetLister()),
-      children_(pods_->GetLister(), services_->GetLister()),
-      expectations_(clock),
-      gang_(client, clock) {
-  DistributedJobControllerDeps deps;
-  deps.client = client;
-  deps.jobs = jobs_->GetLister();
-  deps.children = &children_;
-  deps.expectations = &expectations_;
-  deps.gang = &gang_;
-  deps.recorder = recorder;
-  deps.clock = clock;
-  deps.placement = options.placement;
-  deps.lc_server = options.lc_server;
-  deps.options = options.reconcile;
-  reconciler_ = std::make_unique<DistributedJobController>(std::move(deps));
-  kube::ControllerOptions controller_options;
-  controller_options.workers = options.workers;
-  controller_options.clock = clock;
-  controller_ = std::make_unique<kube::Controller>("distributedjob", reconciler_.get(),
-                                                   std::move(controller_options));
-  RegisterDistributedJobHandlers(controller_.get(), jobs_, pods_, services_, &expectations_);
-}
-
-DistributedJobRunner::~DistributedJobRunner() { Stop(); }
-
-absl::Status DistributedJobRunner::Start() { return controller_->Start(informers()); }
-
-void DistributedJobRunner::Stop() { controller_->Stop(); }
 
 }  // namespace nereid::gm

@@ -1,32 +1,29 @@
 #pragma once
 
-// DistributedJobController: the kube::Reconciler of sedna.io/v1alpha1 DistributedJob. It is the
-// common job library (common/job) with no special cases: parse the object, hand its RunPolicy and
-// tasks to job::JobReconciler, write the JobStatus back when it changed, requeue at the nearest
-// timer. Pods carry Sedna's labels too ("distributedjob.sedna.io/name|uid|worker-type" with the
-// task type as worker type) and Sedna's worker env (NAMESPACE, JOB_NAME, WORKER_NAME = pod name,
-// LC_SERVER), so Sedna SDK workers can report to their node's LocalController.
+// DistributedJobController: sedna.io/v1alpha1 DistributedJob, the common job library (common/job)
+// as a kind with no special cases: parse the object, hand its RunPolicy and tasks to the engine,
+// write the JobStatus back when it changed, requeue at the nearest timer. Pods carry Sedna's labels
+// too ("distributedjob.sedna.io/name|uid|worker-type" with the task type as worker type) and
+// Sedna's worker env (NAMESPACE, JOB_NAME, WORKER_NAME = pod name, LC_SERVER), so Sedna SDK
+// workers can report to their node's LocalController. A LibraryJobController like every kind on
+// the library: the same runner, reconcile metrics and Events.
 //
-// Wiring (the GM daemon): DistributedJobRunner below builds and owns all of it; by hand it is
-//   jobs/pods/services informers → job::CacheChildLister, job::Expectations, job::GangAvailability
-//   → DistributedJobController → kube::Controller + RegisterDistributedJobHandlers → Start.
+// With an edge hub (context.edge set) and no other placement sink, the job's edge half is wired
+// too (distributed_job_edge.h): a Node informer, the JobPlacementSink announcing each job to its
+// edge nodes' LCs (PrimeEdge puts every job into the registry before the hub may remove
+// anything), and the ReportSink for kind "DistributedJob" registered with context.reports (worker
+// reports → status.workerReports).
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/job/child_lister.h"
-#include "common/job/expectations.h"
-#include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
-#include "common/kube/client.h"
-#include "common/kube/controller.h"
-#include "common/kube/event_recorder.h"
-#include "common/kube/lister.h"
-#include "common/kube/shared_informer.h"
-#include "common/kube/shared_informer_factory.h"
-#include "common/time/clock.h"
+#include "common/job/job_status.h"
+#include "globalmanager/controllers/controller_context.h"
+#include "globalmanager/controllers/gm_controller.h"
+#include "globalmanager/controllers/library_job_controller.h"
 
 namespace nereid::gm {
 
@@ -53,7 +50,7 @@ struct JobPlacementView {
 // Edge placement hook: the GM implements it (distributed_job_edge.h) to announce a job to the
 // LocalControllers of its nodes so they relay its workers' reports. Called after every reconcile
 // that looked at the job's pods (level-based, idempotent: compare with what was announced
-// before), and for every cached job by DistributedJobController::AnnounceAll. Must not block.
+// before), and for every cached job by DistributedJobController::PrimeEdge. Must not block.
 class JobPlacementSink {
  public:
   virtual ~JobPlacementSink() = default;
@@ -64,34 +61,31 @@ class JobPlacementSink {
   virtual void JobRemoved(const std::string& kind, const std::string& key) = 0;
 };
 
-struct DistributedJobControllerDeps {
-  kube::KubeClient* client = nullptr;
-  kube::Lister jobs{nullptr, kube::Resource{}};  // distributedjobs.sedna.io (required)
-  const job::ChildLister* children = nullptr;    // pods and Services
-  job::Expectations* expectations = nullptr;
-  job::GangAvailability* gang = nullptr;    // null: gang scheduling reported unavailable
-  kube::EventRecorder* recorder = nullptr;  // null: no Events
-  Clock* clock = nullptr;
-  JobPlacementSink* placement = nullptr;            // null: no edge announcements
-  std::string lc_server = "http://localhost:9100";  // LC_SERVER for Sedna SDK workers
-  job::JobReconcilerOptions options;
+class DistributedJobEdge;
+
+struct DistributedJobOptions {
+  // Where placements go; null: a DistributedJobEdge when the context has an edge dispatcher,
+  // else nowhere.
+  JobPlacementSink* placement = nullptr;
+  LibraryJobOptions library;
 };
 
-class DistributedJobController final : public kube::Reconciler {
+class DistributedJobController final : public LibraryJobController {
  public:
-  explicit DistributedJobController(DistributedJobControllerDeps deps);
+  static absl::StatusOr<std::unique_ptr<DistributedJobController>> Create(
+      const ControllerContext& context, DistributedJobOptions options = {});
+  ~DistributedJobController() override;
 
-  absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
-
-  // Hands every cached, parsable job that is not being deleted to the placement sink (the GM's
-  // PrimeEdge: the edge registry must be complete before the hub removes anything from a node).
-  // Returns how many jobs were announced.
-  int AnnounceAll();
+  // Hands every cached, parsable job that is not being deleted to the placement sink: the edge
+  // registry must be complete before the hub removes anything from a node.
+  absl::Status PrimeEdge() override;
 
  private:
-  // The library's status keys of `object` through WriteLibraryJobStatus; a job gone meanwhile is
-  // not an error.
-  absl::Status WriteJobStatus(const kube::ObjectPtr& object, const job::JobStatus& status);
+  DistributedJobController(const ControllerContext& context, DistributedJobOptions options);
+
+  absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
+  // The library's status keys of `object`; a job gone meanwhile is not an error.
+  absl::Status WriteStatusFields(const kube::ObjectPtr& object, const job::JobStatus& status);
   // A job whose JSON does not even parse: Failed/InvalidSpec with the type errors, as the library
   // fails a job whose spec it refuses (an invalid DistributedJob is finished, not waiting for an
   // edit: the library's contract, not SpecValid=False).
@@ -99,55 +93,15 @@ class DistributedJobController final : public kube::Reconciler {
   void ReportPlacement(const job::JobIdentity& id, const kube::Json& object,
                        const job::JobSpec& spec, bool finished);
 
-  DistributedJobControllerDeps deps_;
-  job::JobReconciler engine_;
+  kube::SharedInformer* nodes_ = nullptr;  // With the edge half only.
+  // Declared before placement_, which may point to it.
+  std::unique_ptr<DistributedJobEdge> edge_;
+  JobPlacementSink* placement_ = nullptr;
 };
 
-// Job events enqueue the job; pod and Service events observe expectations and enqueue the owner.
-void RegisterDistributedJobHandlers(kube::Controller* controller, kube::SharedInformer* jobs,
-                                    kube::SharedInformer* pods, kube::SharedInformer* services,
-                                    job::Expectations* expectations);
-
-// The whole DistributedJob controller built from the daemon's shared pieces (informers come from
-// `factory`, so pods/Services informers are shared with other controllers):
-//   DistributedJobRunner runner(client, &factory, recorder, clock, {.ns = ns});
-//   factory.Start();  RETURN_IF_ERROR(runner.Start());  ...  runner.Stop();
-class DistributedJobRunner {
- public:
-  struct Options {
-    std::string ns;  // "" = all namespaces.
-    int workers = 2;
-    std::string lc_server = "http://localhost:9100";
-    JobPlacementSink* placement = nullptr;
-    job::JobReconcilerOptions reconcile;
-  };
-
-  DistributedJobRunner(kube::KubeClient* client, kube::SharedInformerFactory* factory,
-                       kube::EventRecorder* recorder, Clock* clock, Options options);
-  ~DistributedJobRunner();
-
-  std::vector<kube::SharedInformer*> informers() const { return {jobs_, pods_, services_}; }
-  // Waits for the informers to sync (the factory must be started), then starts the workers.
-  absl::Status Start();
-  void Stop();
-  kube::Controller::Stats GetStats() const { return controller_->GetStats(); }
-  job::Expectations* expectations() { return &expectations_; }
-  // See DistributedJobController::AnnounceAll (informers must have synced).
-  int AnnounceAll() { return reconciler_->AnnounceAll(); }
-  // Looks at the job `key` ("ns/name") again (e.g. a node's labels changed its placement).
-  void Enqueue(const std::string& key) { controller_->Enqueue(key); }
-  const kube::Lister& jobs() const { return jobs_lister_; }
-
- private:
-  kube::SharedInformer* jobs_;
-  kube::SharedInformer* pods_;
-  kube::SharedInformer* services_;
-  kube::Lister jobs_lister_;
-  job::CacheChildLister children_;
-  job::Expectations expectations_;
-  job::GangAvailability gang_;
-  std::unique_ptr<DistributedJobController> reconciler_;
-  std::unique_ptr<kube::Controller> controller_;
-};
+// The DefaultRegistry() factory: null (the kind is skipped, with a warning) when the API server
+// does not serve distributedjobs.sedna.io (a cluster with only Sedna's CRDs installed).
+absl::StatusOr<std::unique_ptr<GmController>> MakeDistributedJobController(
+    ControllerContext& context);
 
 }  // namespace nereid::gm

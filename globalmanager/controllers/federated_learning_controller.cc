@@ -7,9 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/api/sedna_contract.h"
-#include "common/job/event_reasons.h"
 #include "common/job/expected_delete.h"
-#include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
@@ -104,24 +102,11 @@ absl::StatusOr<std::unique_ptr<FederatedLearningController>> FederatedLearningCo
 
 FederatedLearningController::FederatedLearningController(const ControllerContext& context,
                                                          job::JobReconcilerOptions options)
-    : ReconcilingController("federatedlearning", context),
-      jobs_(Watch(Jobs())),
-      pods_(Read(kube::resources::Pods())),
-      services_(Read(kube::resources::Services())),
+    : LibraryJobController("federatedlearning", context, Jobs(), kKind, {.reconcile = options}),
       datasets_(Read(api::resources::Datasets())),
       models_(Read(api::resources::Models())),
       nodes_(Read(kube::resources::Nodes())),
-      children_(pods_->GetLister(), services_->GetLister()),
-      expectations_(context.clock),
-      gang_(context.client, context.clock),
-      engine_(context.client, &children_, &expectations_, &gang_, context.events, context.clock,
-              options),
       placements_(context.edge, "federatedlearningjob") {
-  // Pod and Service events settle the expectations and enqueue the owning job.
-  pods_->AddEventHandler(job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
-  services_->AddEventHandler(
-      job::ObservingOwnerHandler(&runner(), std::string(kKind), &expectations_));
-
   // A Dataset or Model a job refers to appeared, changed its spec or went away.
   datasets_->AddEventHandler(
       OnSpecChange([this](const ObjectPtr& obj) { EnqueueReferrers(kDatasetIndex, obj); }));
@@ -246,7 +231,8 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
   const job::JobStatus& status = result.status;
   const bool suspended = status.IsConditionTrue(job::condition_types::kSuspended);
   if (!result.skipped && !status.IsFinished() && !suspended && plan.TrainingPods() > 0) {
-    absl::Status s = EnsureAggregationService(key, obj, children_.Services(id));
+    absl::Status s = EnsureWorkerService(key, obj, api::worker_types::kAggregation,
+                                         api::ports::kAggregation, children_.Services(id));
     if (sync_error.ok()) sync_error = s;
   }
   RETURN_IF_ERROR(Place(key, obj, plan, children_.Pods(id)));
@@ -268,10 +254,9 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     if (!sync_error.ok()) return sync_error;
     return kube::ReconcileResult{.requeue_after = result.requeue_after};
   }
-  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
-                   WriteLibraryJobStatus(
-                       *context().client, Jobs(), id, object,
-                       [&](Json* st) { ApplyReconcileStatus(update, st); }, expectations_, key));
+  ASSIGN_OR_RETURN(
+      std::optional<StatusWrite> write,
+      WriteJobStatus(key, object, [&](Json* st) { ApplyReconcileStatus(update, st); }));
   if (!write.has_value()) return kube::ReconcileResult{};  // Gone meanwhile.
   if (write->written) {
     const Json* before = kube::FindPath(write->before, "conditions");
@@ -339,32 +324,6 @@ absl::Status FederatedLearningController::RestartStalePods(const std::string& ke
       stale.size(), " were built from an older one)");
   LOG(INFO) << "federatedlearningjob " << key << ": " << message;
   RecordEvent(context(), Jobs(), job, kube::EventType::kNormal, fl_reasons::kSpecChanged, message);
-  return absl::OkStatus();
-}
-
-absl::Status FederatedLearningController::EnsureAggregationService(
-    const std::string& key, const Json& job, const std::vector<ObjectPtr>& services) {
-  const WorkerOwner owner = WorkerOwner::FromObject(kKind, job);
-  const std::string name = api::ServiceName(owner.name, api::worker_types::kAggregation);
-  for (const ObjectPtr& svc : services) {
-    if (kube::Name(*svc) == name && !kube::IsBeingDeleted(*svc)) return absl::OkStatus();
-  }
-  Json service = BuildWorkerService(owner, api::worker_types::kAggregation,
-                                    {{api::ports::kAggregation, api::ports::kAggregation, "", "TCP"}});
-  expectations_.ExpectCreations(key, 1);
-  absl::StatusOr<Json> created =
-      context().client->Create(kube::resources::Services(), owner.ns, service);
-  if (!created.ok()) {
-    expectations_.CreationObserved(key);
-    if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
-    RecordEvent(context(), Jobs(), job, kube::EventType::kWarning,
-                job::event_reasons::kFailedCreateService,
-                absl::StrCat("Error creating service ", name, ": ", created.status().message()));
-    return created.status();
-  }
-  RecordEvent(context(), Jobs(), job, kube::EventType::kNormal,
-              job::event_reasons::kSuccessfulCreateService,
-              absl::StrCat("Created service: ", name));
   return absl::OkStatus();
 }
 

@@ -63,20 +63,17 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "common/job/child_lister.h"
-#include "common/job/expectations.h"
-#include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/edge_placements.h"
 #include "globalmanager/controllers/federated_learning_plan.h"
 #include "globalmanager/controllers/gm_controller.h"
-#include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/library_job_controller.h"
 #include "globalmanager/controllers/report_router.h"
 
 namespace nereid::gm {
 
-class FederatedLearningController final : public ReconcilingController, public ReportSink {
+class FederatedLearningController final : public LibraryJobController, public ReportSink {
  public:
   // Registers for "FederatedLearningJob" reports when context.reports is set.
   static absl::StatusOr<std::unique_ptr<FederatedLearningController>> Create(
@@ -100,8 +97,6 @@ class FederatedLearningController final : public ReconcilingController, public R
   absl::Status RestartStalePods(const std::string& key, const kube::ObjectPtr& object,
                                 const std::vector<kube::ObjectPtr>& pods, const FlPlan& plan,
                                 absl::Status* delete_error);
-  absl::Status EnsureAggregationService(const std::string& key, const kube::Json& job,
-                                        const std::vector<kube::ObjectPtr>& services);
   // Sends the job to the nodes that need it and withdraws it from the others.
   absl::Status Place(const std::string& key, const kube::Json& job, const FlPlan& plan,
                      const std::vector<kube::ObjectPtr>& pods);
@@ -112,18 +107,9 @@ class FederatedLearningController final : public ReconcilingController, public R
   void EnqueueReferrers(const std::string& index, const kube::ObjectPtr& object);
   void EnqueueSelectorJobs();
 
-  // Declaration order is initialization order: the child lister reads the pod and Service
-  // informers, the job reconcile uses the lister, expectations and gang check.
-  kube::SharedInformer* jobs_ = nullptr;
-  kube::SharedInformer* pods_ = nullptr;
-  kube::SharedInformer* services_ = nullptr;
   kube::SharedInformer* datasets_ = nullptr;
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
-  job::CacheChildLister children_;
-  job::Expectations expectations_;
-  job::GangAvailability gang_;
-  job::JobReconciler engine_;
 
   mutable absl::Mutex mu_;
   // key → the current plan's spec hash, for telling reports of pods of an older plan.

@@ -42,14 +42,14 @@ std::string NumberText(const Json& value) {
 std::optional<api::Condition> CurrentCondition(const FlStatusUpdate& update) {
   const job::JobStatus& js = *update.job;
   api::Condition c;
-  if (const job::JobCondition* failed = js.FindCondition(ct::kFailed);
+  if (const api::Condition* failed = js.FindCondition(ct::kFailed);
       failed != nullptr && failed->IsTrue()) {
     c.type = fl_conditions::kFailed;
     c.reason = failed->reason;
     c.message = failed->message;
     return c;
   }
-  if (const job::JobCondition* done = js.FindCondition(ct::kSucceeded);
+  if (const api::Condition* done = js.FindCondition(ct::kSucceeded);
       done != nullptr && done->IsTrue()) {
     c.type = fl_conditions::kComplete;
     c.reason = done->reason;
@@ -57,7 +57,7 @@ std::optional<api::Condition> CurrentCondition(const FlStatusUpdate& update) {
     return c;
   }
   c.type = fl_conditions::kTraining;
-  if (const job::JobCondition* suspended = js.FindCondition(ct::kSuspended);
+  if (const api::Condition* suspended = js.FindCondition(ct::kSuspended);
       suspended != nullptr && suspended->IsTrue()) {
     c.status = "False";
     c.reason = suspended->reason;
@@ -70,13 +70,13 @@ std::optional<api::Condition> CurrentCondition(const FlStatusUpdate& update) {
     c.message = update.no_nodes_message;
     return c;
   }
-  if (const job::JobCondition* restarting = js.FindCondition(ct::kRestarting);
+  if (const api::Condition* restarting = js.FindCondition(ct::kRestarting);
       restarting != nullptr && restarting->IsTrue()) {
     c.reason = restarting->reason;
     c.message = restarting->message;
     return c;
   }
-  if (const job::JobCondition* running = js.FindCondition(ct::kRunning); running != nullptr) {
+  if (const api::Condition* running = js.FindCondition(ct::kRunning); running != nullptr) {
     c.status = running->IsTrue() ? "True" : "False";
     c.reason = running->reason;
     c.message = running->message;

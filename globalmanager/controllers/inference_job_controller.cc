@@ -6,9 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/api/model.h"
 #include "common/api/sedna_contract.h"
-#include "common/job/event_reasons.h"
 #include "common/job/expected_delete.h"
-#include "common/job/owner_handler.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
@@ -65,24 +63,12 @@ absl::StatusOr<std::unique_ptr<InferenceJobController>> InferenceJobController::
 InferenceJobController::InferenceJobController(const ControllerContext& context,
                                                const InferenceJobKind& kind,
                                                job::JobReconcilerOptions options)
-    : ReconcilingController(std::string(kind.name), context),
+    : LibraryJobController(std::string(kind.name), context, *kind.resource, kind.kind,
+                           {.reconcile = options}),
       kind_(kind),
-      jobs_(Watch(*kind.resource)),
-      pods_(Read(kube::resources::Pods())),
-      services_(Read(kube::resources::Services())),
       models_(Read(api::resources::Models())),
       nodes_(Read(kube::resources::Nodes())),
-      children_(pods_->GetLister(), services_->GetLister()),
-      expectations_(context.clock),
-      gang_(context.client, context.clock),
-      engine_(context.client, &children_, &expectations_, &gang_, context.events, context.clock,
-              options),
       placements_(context.edge, api::LowerKind(kind.kind)) {
-  // Pod and Service events settle the expectations and enqueue the owning job.
-  const std::string owner_kind(kind.kind);
-  pods_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
-  services_->AddEventHandler(job::ObservingOwnerHandler(&runner(), owner_kind, &expectations_));
-
   // A Model a job refers to appeared, changed its spec or went away.
   models_->AddEventHandler(OnSpecChange([this](const ObjectPtr& model) {
     absl::StatusOr<std::vector<ObjectPtr>> jobs =
@@ -239,32 +225,6 @@ void InferenceJobController::RestartStalePods(const std::string& key, const Json
   LOG(INFO) << kind_.name << " " << key << ": " << message;
   RecordEvent(context(), *kind_.resource, object, kube::EventType::kNormal,
               inference_job_reasons::kSpecChanged, message);
-}
-
-absl::Status InferenceJobController::EnsureService(const std::string& key, const Json& object,
-                                                   const std::vector<ObjectPtr>& services) {
-  const WorkerOwner owner = WorkerOwner::FromObject(kind_.kind, object);
-  const std::string name = api::ServiceName(owner.name, kind_.worker_type);
-  for (const ObjectPtr& svc : services) {
-    if (kube::Name(*svc) == name && !kube::IsBeingDeleted(*svc)) return absl::OkStatus();
-  }
-  Json service = BuildWorkerService(owner, kind_.worker_type,
-                                    {{kind_.service_port, kind_.service_port, "", "TCP"}});
-  expectations_.ExpectCreations(key, 1);
-  absl::StatusOr<Json> created =
-      context().client->Create(kube::resources::Services(), owner.ns, service);
-  if (!created.ok()) {
-    expectations_.CreationObserved(key);
-    if (absl::IsAlreadyExists(created.status())) return absl::OkStatus();  // Cache lag.
-    RecordEvent(context(), *kind_.resource, object, kube::EventType::kWarning,
-                job::event_reasons::kFailedCreateService,
-                absl::StrCat("Error creating service ", name, ": ", created.status().message()));
-    return created.status();
-  }
-  RecordEvent(context(), *kind_.resource, object, kube::EventType::kNormal,
-              job::event_reasons::kSuccessfulCreateService,
-              absl::StrCat("Created service: ", name));
-  return absl::OkStatus();
 }
 
 bool InferenceJobController::IsEdgeNode(const std::string& node) const {
@@ -441,7 +401,8 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   // 6. Sedna's Service, while the job runs.
   const bool suspended = status.IsConditionTrue(job::condition_types::kSuspended);
   if (!result.skipped && !finished && !suspended) {
-    absl::Status s = EnsureService(key, obj, children_.Services(id));
+    absl::Status s =
+        EnsureWorkerService(key, obj, kind_.worker_type, kind_.service_port, children_.Services(id));
     if (sync_error.ok()) sync_error = s;
   }
   // 7. Edge.
@@ -457,10 +418,9 @@ absl::StatusOr<kube::ReconcileResult> InferenceJobController::Reconcile(const st
   update.job = &status;
   update.generation = kube::Generation(obj);
   update.now = context().clock->Now();
-  ASSIGN_OR_RETURN(std::optional<StatusWrite> write,
-                   WriteLibraryJobStatus(
-                       *context().client, *kind_.resource, id, object,
-                       [&](Json* st) { ApplyInferenceJobStatus(update, st); }, expectations_, key));
+  ASSIGN_OR_RETURN(
+      std::optional<StatusWrite> write,
+      WriteJobStatus(key, object, [&](Json* st) { ApplyInferenceJobStatus(update, st); }));
   if (!write.has_value()) return kube::ReconcileResult{};  // Gone meanwhile.
   if (write->written) {
     LOG(DEBUG) << kind_.name << " " << key << ": status written (phase "

@@ -65,13 +65,10 @@
 #include "absl/synchronization/mutex.h"
 #include "common/api/inference_job.h"
 #include "common/api/model.h"
-#include "common/job/child_lister.h"
-#include "common/job/expectations.h"
-#include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/edge_placements.h"
-#include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/library_job_controller.h"
 #include "globalmanager/controllers/report_router.h"
 #include "globalmanager/controllers/s3_credentials.h"
 
@@ -100,7 +97,7 @@ struct InferenceJobKind {
 
 inline constexpr size_t kMaxMetricValueBytes = 1024;
 
-class InferenceJobController final : public ReconcilingController, public ReportSink {
+class InferenceJobController final : public LibraryJobController, public ReportSink {
  public:
   // Registers for the kind's reports when context.reports is set.
   static absl::StatusOr<std::unique_ptr<InferenceJobController>> Create(
@@ -147,8 +144,6 @@ class InferenceJobController final : public ReconcilingController, public Report
   void RestartStalePods(const std::string& key, const kube::Json& object,
                         const std::vector<kube::ObjectPtr>& pods, const std::string& hash,
                         absl::Status* delete_error);
-  absl::Status EnsureService(const std::string& key, const kube::Json& object,
-                             const std::vector<kube::ObjectPtr>& services);
   // Announces the job to the nodes that need it and withdraws it from the others.
   absl::Status Place(const std::string& key, const kube::Json& object,
                      const InferenceJobPlan& plan, const kube::Json& pod_template,
@@ -160,17 +155,8 @@ class InferenceJobController final : public ReconcilingController, public Report
   void EnqueueAll();
 
   const InferenceJobKind kind_;
-  // Declaration order is initialization order: the child lister reads the pod and Service
-  // informers, the job reconcile uses the lister, expectations and gang check.
-  kube::SharedInformer* jobs_ = nullptr;
-  kube::SharedInformer* pods_ = nullptr;
-  kube::SharedInformer* services_ = nullptr;
   kube::SharedInformer* models_ = nullptr;
   kube::SharedInformer* nodes_ = nullptr;
-  job::CacheChildLister children_;
-  job::Expectations expectations_;
-  job::GangAvailability gang_;
-  job::JobReconciler engine_;
   EdgePlacements placements_;
 
   // The worker last built for each job, for a job whose Model goes away after it started.

@@ -16,7 +16,7 @@ using kube::Json;
 namespace ct = job::condition_types;
 namespace conditions = api::inference_job_conditions;
 
-api::Condition FromJobCondition(std::string_view type, const job::JobCondition& from) {
+api::Condition FromJobCondition(std::string_view type, const api::Condition& from) {
   api::Condition c;
   c.type = std::string(type);
   c.reason = from.reason;
@@ -28,26 +28,26 @@ api::Condition FromJobCondition(std::string_view type, const job::JobCondition& 
 std::optional<api::Condition> CurrentCondition(const InferenceJobStatusUpdate& update) {
   if (!update.waiting_for_model.empty()) return std::nullopt;  // SpecValid says it.
   const job::JobStatus& js = *update.job;
-  if (const job::JobCondition* failed = js.FindCondition(ct::kFailed);
+  if (const api::Condition* failed = js.FindCondition(ct::kFailed);
       failed != nullptr && failed->IsTrue()) {
     return FromJobCondition(conditions::kFailed, *failed);
   }
-  if (const job::JobCondition* done = js.FindCondition(ct::kSucceeded);
+  if (const api::Condition* done = js.FindCondition(ct::kSucceeded);
       done != nullptr && done->IsTrue()) {
     return FromJobCondition(conditions::kCompleted, *done);
   }
-  if (const job::JobCondition* suspended = js.FindCondition(ct::kSuspended);
+  if (const api::Condition* suspended = js.FindCondition(ct::kSuspended);
       suspended != nullptr && suspended->IsTrue()) {
     return FromJobCondition(conditions::kWaiting, *suspended);
   }
-  if (const job::JobCondition* restarting = js.FindCondition(ct::kRestarting);
+  if (const api::Condition* restarting = js.FindCondition(ct::kRestarting);
       restarting != nullptr && restarting->IsTrue()) {
     return FromJobCondition(conditions::kRunning, *restarting);
   }
-  const job::JobCondition* running = js.FindCondition(ct::kRunning);
+  const api::Condition* running = js.FindCondition(ct::kRunning);
   if (running != nullptr && running->IsTrue()) return FromJobCondition(conditions::kRunning, *running);
   if (running != nullptr) return FromJobCondition(conditions::kStarting, *running);
-  if (const job::JobCondition* created = js.FindCondition(ct::kCreated)) {
+  if (const api::Condition* created = js.FindCondition(ct::kCreated)) {
     return FromJobCondition(conditions::kStarting, *created);
   }
   return std::nullopt;

@@ -61,9 +61,7 @@ void AppendSednaCondition(api::Condition condition, absl::Time now, Json* status
   api::FieldReader reader;
   std::vector<api::Condition> list = api::ReadConditions(*status, "status", &reader);
   if (!api::AppendCondition(&list, std::move(condition), now)) return;
-  Json json = Json::array();
-  for (const api::Condition& c : list) json.push_back(c.ToJson());
-  (*status)["conditions"] = std::move(json);
+  (*status)["conditions"] = api::ConditionsToJson(list);
 }
 
 }  // namespace nereid::gm

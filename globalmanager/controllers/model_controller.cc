@@ -303,22 +303,29 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
   absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, api::resources::Models(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json&, Json* status) -> absl::Status {
-        (*status)["verified"] = reported.verified();
-        if (!reported.sha256().empty()) (*status)["sha256"] = reported.sha256();
-        (*status)["updateTime"] = kube::FormatTimestamp(checked_at);
+        api::FieldReader lenient;  // A malformed field reads as absent: ours to rewrite.
+        api::ModelStatus typed = api::ReadModelStatus(*status, &lenient);
+        typed.verified = reported.verified();
+        if (!reported.sha256().empty()) typed.sha256 = reported.sha256();
+        typed.update_time = checked_at;
         if (reported.verified()) {
-          status->erase("reason");
-          status->erase("message");
-          SetStatusCondition(status, conditions::kVerified, condition_status::kTrue,
-                             reasons::kVerified,
-                             absl::StrCat("fetched and verified on node ", ToAbsl(node)), now);
+          typed.reason.clear();
+          typed.message.clear();
+          api::SetCondition(&typed.conditions, conditions::kVerified, condition_status::kTrue,
+                            reasons::kVerified,
+                            absl::StrCat("fetched and verified on node ", ToAbsl(node)), now);
         } else {
-          (*status)["reason"] = reason;
-          (*status)["message"] = message;
-          SetStatusCondition(status, conditions::kVerified, condition_status::kFalse, reason,
-                             message, now);
+          typed.reason = reason;
+          typed.message = message;
+          api::SetCondition(&typed.conditions, conditions::kVerified, condition_status::kFalse,
+                            reason, message, now);
         }
-        if (observed_generation.has_value()) (*status)["observedGeneration"] = *observed_generation;
+        if (observed_generation.has_value()) typed.observed_generation = observed_generation;
+        // Not metrics: the FL controller writes those from its reports.
+        PutStatusFields(typed.ToJson(),
+                        {"verified", "sha256", "updateTime", "reason", "message",
+                         "observedGeneration", "conditions"},
+                        status);
         return absl::OkStatus();
       },
       cached);

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "common/kube/object.h"
 #include "common/status/macros.h"
 #include "globalmanager/controllers/controller_metrics.h"
@@ -81,18 +80,6 @@ absl::StatusOr<kube::ReconcileResult> ReconcilingController::Instrumented::Recon
     metrics->ObserveReconcile(owner_->name_, kind, owner_->context_.clock->Now() - start);
   }
   return result;
-}
-
-absl::Status ForwardingController::Start() {
-  if (reconciler_ == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("controller ", name(), ": no reconciler was set"));
-  }
-  return ReconcilingController::Start();
-}
-
-absl::StatusOr<kube::ReconcileResult> ForwardingController::Reconcile(const std::string& key) {
-  return reconciler_->Reconcile(key);
 }
 
 absl::StatusOr<kube::ObjectPtr> ReconcilingController::LiveOrForget(

@@ -19,11 +19,10 @@
 //
 // Reconcile's result follows kube::Controller: an error retries with backoff (NotFound does not),
 // requeue_after re-adds the key later. Derived classes call Stop() in their destructor (workers
-// call the virtual Reconcile). A reconciler built elsewhere (a kube::Reconciler, e.g. the
-// DistributedJob controller of common/job) runs through ForwardingController.
+// call the virtual Reconcile). Kinds on the common job library derive from LibraryJobController
+// (library_job_controller.h), which wires the library on top of this.
 
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -92,25 +91,6 @@ class ReconcilingController : public GmController {
   Instrumented instrumented_;
   kube::Controller runner_;
   std::vector<kube::SharedInformer*> informers_;
-};
-
-// Runs a kube::Reconciler made elsewhere: the factory wires the informers with Watch*/Read, builds
-// the reconciler from their listers, then hands it over with SetReconciler (before Start).
-class ForwardingController final : public ReconcilingController {
- public:
-  using ReconcilingController::ReconcilingController;
-  ~ForwardingController() override { Stop(); }
-
-  void SetReconciler(std::unique_ptr<kube::Reconciler> reconciler) {
-    reconciler_ = std::move(reconciler);
-  }
-  absl::Status Start() override;
-
- protected:
-  absl::StatusOr<kube::ReconcileResult> Reconcile(const std::string& key) override;
-
- private:
-  std::unique_ptr<kube::Reconciler> reconciler_;
 };
 
 }  // namespace nereid::gm

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "globalmanager/controllers/dataset_controller.h"
-#include "globalmanager/controllers/distributed_job_wiring.h"
+#include "globalmanager/controllers/distributed_job_controller.h"
 #include "globalmanager/controllers/feature_extraction_controller.h"
 #include "globalmanager/controllers/federated_learning_controller.h"
 #include "globalmanager/controllers/incremental_learning_controller.h"

@@ -1,5 +1,6 @@
 #include "globalmanager/controllers/service_phase_status.h"
 
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,31 +35,31 @@ void ApplyServicePhase(const ServicePhaseState& state, std::string_view spec_rea
   api::FieldReader reader;
   std::vector<api::Condition> conditions = api::ReadConditions(*status, "status", &reader);
   if (!reader.ok()) conditions.clear();  // Malformed: ours to rewrite.
-  Json spec_valid = Json::object();
+  std::vector<api::Condition> list;  // SpecValid (at most one) first, then the phase history.
   std::vector<api::Condition> phases;
   for (api::Condition& c : conditions) {
     if (c.type == kSpecValidCondition) {
-      spec_valid["conditions"] = Json::array({c.ToJson()});
+      list = {std::move(c)};
     } else {
       phases.push_back(std::move(c));
     }
   }
+  const api::Condition* spec_valid = api::FindCondition(list, kSpecValidCondition);
   if (!spec_reason.empty()) {
-    SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kFalse, spec_reason,
-                       spec_message, now);
-  } else if (ConditionIs(spec_valid, kSpecValidCondition, condition_status::kFalse)) {
-    SetStatusCondition(&spec_valid, kSpecValidCondition, condition_status::kTrue, kValidReason, "",
-                       now);
+    api::SetCondition(&list, kSpecValidCondition, condition_status::kFalse, spec_reason,
+                      spec_message, now);
+  } else if (spec_valid != nullptr && spec_valid->status == condition_status::kFalse) {
+    api::SetCondition(&list, kSpecValidCondition, condition_status::kTrue, kValidReason, "", now);
   }
-  Json list = spec_valid.value("conditions", Json::array());
   const size_t max_phases = api::kMaxConditions - list.size();
   api::Condition condition;
   condition.type = state.phase;
   condition.reason = state.reason;
   condition.message = state.message;
   api::AppendCondition(&phases, std::move(condition), now, max_phases);
-  for (const api::Condition& c : phases) list.push_back(c.ToJson());
-  (*status)["conditions"] = std::move(list);
+  list.insert(list.end(), std::make_move_iterator(phases.begin()),
+              std::make_move_iterator(phases.end()));
+  (*status)["conditions"] = api::ConditionsToJson(list);
 }
 
 }  // namespace

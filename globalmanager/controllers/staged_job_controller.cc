@@ -13,7 +13,6 @@
 #include "common/job/event_reasons.h"
 #include "common/job/job_status.h"
 #include "common/job/job_validation.h"
-#include "common/job/owner_handler.h"
 #include "common/job/pod_builder.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
@@ -77,30 +76,18 @@ absl::StatusOr<std::unique_ptr<StagedJobController>> StagedJobController::Create
       OnSpecChange([raw](const ObjectPtr& obj) { raw->EnqueueReferrers(kDatasetIndex, obj); }));
   c->models_->AddEventHandler(
       OnSpecChange([raw](const ObjectPtr& obj) { raw->EnqueueReferrers(kModelIndex, obj); }));
-  c->pods_->AddEventHandler(
-      job::ObservingOwnerHandler(&c->runner(), std::string(c->kind_->kind()), &c->expectations_));
-  c->services_->AddEventHandler(
-      job::ObservingOwnerHandler(&c->runner(), std::string(c->kind_->kind()), &c->expectations_));
   RETURN_IF_ERROR(RegisterReportSink(context, c->kind_->kind(), c.get()));
   return c;
 }
 
 StagedJobController::StagedJobController(const ControllerContext& context,
                                          std::unique_ptr<StagedKind> kind, StagedJobOptions options)
-    : ReconcilingController(std::string(kind->controller_name()), context),
+    : LibraryJobController(std::string(kind->controller_name()), context, kind->resource(),
+                           kind->kind(), {.reconcile = options.job}),
       kind_(std::move(kind)),
       options_(std::move(options)),
-      jobs_(Watch(kind_->resource())),
-      pods_(Read(kube::resources::Pods())),
-      services_(Read(kube::resources::Services())),
       datasets_(Read(api::resources::Datasets())),
       models_(Read(api::resources::Models())),
-      children_(pods_->GetLister(), services_->GetLister()),
-      run_lister_(std::make_unique<StageRunLister>(&children_)),
-      expectations_(context.clock),
-      gang_(context.client, context.clock),
-      engine_(context.client, run_lister_.get(), &expectations_, &gang_, context.events,
-              context.clock, options_.job),
       placements_(context.edge, Lower(kind_->kind())) {}
 
 StagedJobController::~StagedJobController() { Stop(); }

@@ -78,13 +78,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/job/child_lister.h"
-#include "common/job/expectations.h"
-#include "common/job/gang.h"
 #include "common/job/job_reconciler.h"
 #include "globalmanager/controllers/controller_context.h"
 #include "globalmanager/controllers/edge_placements.h"
-#include "globalmanager/controllers/reconciling_controller.h"
+#include "globalmanager/controllers/library_job_controller.h"
 #include "globalmanager/controllers/report_router.h"
 #include "globalmanager/controllers/staged_job.h"
 
@@ -97,7 +94,7 @@ struct StagedJobOptions {
   job::JobReconcilerOptions job;
 };
 
-class StagedJobController final : public ReconcilingController, public ReportSink {
+class StagedJobController final : public LibraryJobController, public ReportSink {
  public:
   // Registers for the kind's reports when context.reports is set.
   static absl::StatusOr<std::unique_ptr<StagedJobController>> Create(
@@ -114,7 +111,6 @@ class StagedJobController final : public ReconcilingController, public ReportSin
 
  private:
   class Pass;
-  class StageRunLister;
 
   StagedJobController(const ControllerContext& context, std::unique_ptr<StagedKind> kind,
                       StagedJobOptions options);
@@ -148,16 +144,8 @@ class StagedJobController final : public ReconcilingController, public ReportSin
 
   const std::unique_ptr<StagedKind> kind_;
   const StagedJobOptions options_;
-  kube::SharedInformer* jobs_ = nullptr;
-  kube::SharedInformer* pods_ = nullptr;
-  kube::SharedInformer* services_ = nullptr;
   kube::SharedInformer* datasets_ = nullptr;
   kube::SharedInformer* models_ = nullptr;
-  job::CacheChildLister children_;
-  std::unique_ptr<StageRunLister> run_lister_;
-  job::Expectations expectations_;
-  job::GangAvailability gang_;
-  job::JobReconciler engine_;
   EdgePlacements placements_;
 };
 

@@ -73,6 +73,17 @@ void AddHotUpdateVolume(const std::string& host_dir, Json* pod_template) {
 
 }  // namespace
 
+std::vector<ObjectPtr> StageRunPods::Pods(const job::JobIdentity& id) const {
+  std::vector<ObjectPtr> out;
+  for (const ObjectPtr& pod : all_->Pods(id)) {
+    if (kube::Label(*pod, job::labels::kTaskName).value_or("") == task_ &&
+        kube::Label(*pod, kStageRunLabel).value_or("") == run_) {
+      out.push_back(pod);
+    }
+  }
+  return out;
+}
+
 StagedJobController::Pass::Pass(StagedJobController* c, std::string key, ObjectPtr object,
                                 StagedJob job, StagedRefs refs)
     : c_(c),
@@ -220,9 +231,9 @@ absl::Status StagedJobController::Pass::RunStage() {
   req.decorate_pod = [run_label](const job::JobIdentity&, const job::PodPlace&, Json* pod) {
     (*pod)["metadata"]["labels"][std::string(kStageRunLabel)] = run_label;
   };
-  c_->run_lister_->Set(key_, task, run_label);
+  const StageRunPods run_pods(&c_->children_, task, run_label);
+  req.children = &run_pods;
   absl::StatusOr<job::JobResult> result = c_->engine_.Reconcile(req);
-  c_->run_lister_->Clear(key_);
   if (!result.ok()) return result.status();
   if (result->requeue_after > absl::ZeroDuration()) Timer(result->requeue_after);
   NoteError(result->sync_error);
@@ -239,7 +250,7 @@ absl::Status StagedJobController::Pass::RunStage() {
     facts_.run = stages::RunPhase::kSucceeded;
   } else if (js.IsFailed()) {
     facts_.run = stages::RunPhase::kFailed;
-    if (const job::JobCondition* failed = js.FindCondition(job::condition_types::kFailed)) {
+    if (const api::Condition* failed = js.FindCondition(job::condition_types::kFailed)) {
       facts_.run_message = failed->message;
     }
   } else {

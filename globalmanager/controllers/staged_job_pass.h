@@ -9,8 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/job/child_lister.h"
 #include "common/job/job_spec.h"
@@ -22,46 +20,22 @@
 
 namespace nereid::gm {
 
-// Filters the job's pods to one stage run for the common job library (which treats every pod it
-// is shown as its own). The filter is set per key around the library call; the workqueue never
-// runs one key twice at once.
-class StagedJobController::StageRunLister final : public job::ChildLister {
+// The pods of one stage run, for the common job library (which treats every pod it is shown as
+// its own): the job's pods of `task` labelled with `run`.
+class StageRunPods final : public job::ChildLister {
  public:
-  explicit StageRunLister(const job::ChildLister* all) : all_(all) {}
+  StageRunPods(const job::ChildLister* all, std::string task, std::string run)
+      : all_(all), task_(std::move(task)), run_(std::move(run)) {}
 
-  void Set(const std::string& key, std::string task, std::string run) {
-    absl::MutexLock lock(&mu_);
-    filters_[key] = {std::move(task), std::move(run)};
-  }
-  void Clear(const std::string& key) {
-    absl::MutexLock lock(&mu_);
-    filters_.erase(key);
-  }
-  std::vector<kube::ObjectPtr> Pods(const job::JobIdentity& id) const override {
-    std::pair<std::string, std::string> filter;
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = filters_.find(id.Key());
-      if (it == filters_.end()) return {};
-      filter = it->second;
-    }
-    std::vector<kube::ObjectPtr> out;
-    for (const kube::ObjectPtr& pod : all_->Pods(id)) {
-      if (kube::Label(*pod, job::labels::kTaskName).value_or("") == filter.first &&
-          kube::Label(*pod, kStageRunLabel).value_or("") == filter.second) {
-        out.push_back(pod);
-      }
-    }
-    return out;
-  }
+  std::vector<kube::ObjectPtr> Pods(const job::JobIdentity& id) const override;
   std::vector<kube::ObjectPtr> Services(const job::JobIdentity& id) const override {
     return all_->Services(id);
   }
 
  private:
   const job::ChildLister* const all_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, std::pair<std::string, std::string>> filters_ ABSL_GUARDED_BY(mu_);
+  const std::string task_;
+  const std::string run_;
 };
 
 // One reconcile of a runnable job (staged_job_controller.h, steps 2-7).

@@ -107,4 +107,16 @@ absl::StatusOr<std::optional<StatusWrite>> WriteLibraryJobStatus(
   return *std::move(write);
 }
 
+void PutStatusFields(const kube::Json& typed, std::initializer_list<std::string_view> keys,
+                     kube::Json* status) {
+  for (std::string_view key : keys) {
+    const std::string name(key);
+    if (auto it = typed.find(name); it != typed.end()) {
+      (*status)[name] = *it;
+    } else {
+      status->erase(name);
+    }
+  }
+}
+
 }  // namespace nereid::gm

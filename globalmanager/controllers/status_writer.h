@@ -24,6 +24,7 @@
 // attempts ran out; other API errors as they are.
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,11 @@ absl::StatusOr<StatusWrite> WriteStatus(kube::KubeClient& client, const kube::Re
                                         std::string_view expected_uid, const StatusMutator& mutate,
                                         kube::ObjectPtr cached = nullptr,
                                         int max_fresh_attempts = kMaxFreshStatusAttempts);
+
+// Sets `keys` of `status` from `typed` (a typed status struct's ToJson), erasing those `typed`
+// lacks; every other key is left alone (another writer's, e.g. a Model's metrics from FL reports).
+void PutStatusFields(const kube::Json& typed, std::initializer_list<std::string_view> keys,
+                     kube::Json* status);
 
 // The status write of a reconcile on the common job library (common/job) for the job `key`
 // (identity `id`, `object` as cached): WriteStatus with `apply`; after a write, the library's

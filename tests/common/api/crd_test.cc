@@ -196,12 +196,20 @@ Condition Cond(std::string type, std::string stage, std::string reason = "",
 
 absl::Time T(int seconds) { return absl::FromUnixSeconds(1714557600 + seconds); }
 
+// A one-per-type condition as the GM writes it on a Dataset or Model.
+Condition Counted() {
+  Condition c = Condition::Of("Counted", "False", "PathNotFound", "msg");
+  c.last_transition_time = T(1);
+  c.last_heartbeat_time = T(1);
+  return c;
+}
+
 TEST_CASE("everything the typed kinds write passes the CRD schema (nothing is pruned)") {
   SECTION("Dataset") {
     Dataset d;
     d.metadata.name = "d";
     d.spec = {"/data/a.txt", "txt", "edge-0", "secret"};
-    d.status = {12, T(1), "PathNotFound", "msg", 3};
+    d.status = {12, T(1), "PathNotFound", "msg", 3, {Counted()}};
     auto errors = CheckObject(d.ToJson());
     INFO(Join(errors));
     CHECK(errors.empty());
@@ -211,7 +219,7 @@ TEST_CASE("everything the typed kinds write passes the CRD schema (nothing is pr
     m.metadata.name = "m";
     m.spec = {"s3://b/m.pb", "pb", {"Ascend310"}, "secret", std::string(64, 'a')};
     m.status = {T(1), {{"precision", "0.9"}}, true, std::string(64, 'b'), "DigestMismatch", "msg",
-                2};
+                2, {Counted()}};
     auto errors = CheckObject(m.ToJson());
     INFO(Join(errors));
     CHECK(errors.empty());

@@ -50,22 +50,27 @@ class RecordingSink final : public JobPlacementSink {
   std::vector<std::string> removed_ ABSL_GUARDED_BY(mu_);
 };
 
-// The controller as the GM daemon runs it: DistributedJobRunner on a shared informer factory.
+// The controller as the GM daemon runs it: on a shared informer factory, its placements to `sink`.
 class Fixture {
  public:
   Fixture() : factory_(&client) {
-    DistributedJobRunner::Options options;
-    options.ns = "ns";
-    options.workers = 2;
+    ControllerContext context;
+    context.client = &client;
+    context.informers = &factory_;
+    context.settings.ns = "ns";
+    context.settings.workers = 2;
+    DistributedJobOptions options;
     options.placement = &sink;
-    runner_ =
-        std::make_unique<DistributedJobRunner>(&client, &factory_, nullptr, Clock::Real(), options);
+    absl::StatusOr<std::unique_ptr<DistributedJobController>> created =
+        DistributedJobController::Create(context, options);
+    REQUIRE(created.ok());
+    controller_ = *std::move(created);
     factory_.Start();
-    REQUIRE(runner_->Start().ok());
+    REQUIRE(controller_->Start().ok());
   }
   ~Fixture() {
-    runner_->Stop();
     factory_.Stop();
+    controller_->Stop();
   }
 
   std::map<std::string, Json> Pods() {
@@ -76,8 +81,8 @@ class Fixture {
     }
     return out;
   }
-  int64_t Reconciles() const { return runner_->GetStats().reconciles; }
-  job::Expectations& expectations() { return *runner_->expectations(); }
+  int64_t Reconciles() const { return controller_->runner().GetStats().reconciles; }
+  job::Expectations& expectations() { return controller_->expectations(); }
   job::JobStatus Status(const std::string& name) {
     auto obj = client.Get(job::DistributedJobs(), "ns", name);
     if (!obj.ok()) return {};
@@ -90,7 +95,7 @@ class Fixture {
 
  private:
   kube::SharedInformerFactory factory_;
-  std::unique_ptr<DistributedJobRunner> runner_;
+  std::unique_ptr<DistributedJobController> controller_;
 };
 
 std::string Env(const Json& pod, const std::string& name) {
@@ -143,7 +148,7 @@ TEST_CASE("controller: an object that does not parse fails with InvalidSpec, onc
   REQUIRE(f.client.Create(job::DistributedJobs(), "ns", job).ok());
   REQUIRE(Eventually([&] { return f.Status("bad").IsFailed(); }));
   job::JobStatus st = f.Status("bad");
-  const job::JobCondition* failed = st.FindCondition("Failed");
+  const api::Condition* failed = st.FindCondition("Failed");
   REQUIRE(failed != nullptr);
   CHECK(failed->reason == "InvalidSpec");
   CHECK(failed->message.find("spec.tasks[0].replicas") != std::string::npos);

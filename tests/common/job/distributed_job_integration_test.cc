@@ -1,5 +1,5 @@
 // Integration: a real devapiserver process, DistributedJobs applied with the real kubectl, and the
-// DistributedJob controller in-process (RestClient + shared informers + kube::Controller + event
+// DistributedJob controller in-process (RestClient + shared informers + the GM's controller + event
 // recorder, real clock). Pod phases advance through the pods' status subresource, as a kubelet
 // would write them. Every wait is bounded.
 
@@ -9,11 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/job/child_lister.h"
 #include "common/job/distributed_job.h"
-#include "common/job/expectations.h"
-#include "common/job/gang.h"
-#include "common/kube/controller.h"
 #include "common/kube/event_recorder.h"
 #include "common/kube/resource.h"
 #include "common/kube/rest_client.h"
@@ -59,37 +55,29 @@ class Cluster {
 
   void StartController() {
     factory_ = std::make_unique<kube::SharedInformerFactory>(api_.client());
-    jobs_ = factory_->Informer(DistributedJobs());
-    pods_ = factory_->Informer(kube::resources::Pods());
-    services_ = factory_->Informer(kube::resources::Services());
-    children_ = std::make_unique<CacheChildLister>(pods_->GetLister(), services_->GetLister());
-    expectations_ = std::make_unique<Expectations>(Clock::Real());
-    gang_ =
-        std::make_unique<GangAvailability>(api_.client(), Clock::Real(), absl::Milliseconds(200));
     kube::EventRecorderOptions recorder_options;
     recorder_options.component = "nereid-gm";
     recorder_ = std::make_unique<kube::EventRecorder>(api_.client(), recorder_options);
-    gm::DistributedJobControllerDeps deps;
-    deps.client = api_.client();
-    deps.jobs = jobs_->GetLister();
-    deps.children = children_.get();
-    deps.expectations = expectations_.get();
-    deps.gang = gang_.get();
-    deps.recorder = recorder_.get();
-    deps.clock = Clock::Real();
-    deps.options.gang_poll_interval = absl::Milliseconds(200);
-    deps.options.gang_recheck_interval = absl::Milliseconds(300);
-    reconciler_ = std::make_unique<gm::DistributedJobController>(std::move(deps));
-    controller_ = std::make_unique<kube::Controller>("distributedjob", reconciler_.get());
-    gm::RegisterDistributedJobHandlers(controller_.get(), jobs_, pods_, services_,
-                                       expectations_.get());
+    gm::ControllerContext context;
+    context.client = api_.client();
+    context.informers = factory_.get();
+    context.events = recorder_.get();
+    context.settings.workers = 1;
+    gm::DistributedJobOptions options;
+    options.library.gang_discovery_ttl = absl::Milliseconds(200);
+    options.library.reconcile.gang_poll_interval = absl::Milliseconds(200);
+    options.library.reconcile.gang_recheck_interval = absl::Milliseconds(300);
+    absl::StatusOr<std::unique_ptr<gm::DistributedJobController>> created =
+        gm::DistributedJobController::Create(context, options);
+    REQUIRE(created.ok());
+    controller_ = *std::move(created);
     recorder_->Start();
     factory_->Start();
-    REQUIRE(controller_->Start({jobs_, pods_, services_}).ok());
+    REQUIRE(controller_->Start().ok());
   }
   void StopController() {
-    if (controller_ != nullptr) controller_->Stop();
     if (factory_ != nullptr) factory_->Stop();
+    if (controller_ != nullptr) controller_->Stop();
     if (recorder_ != nullptr) recorder_->Stop();
     controller_.reset();
   }
@@ -161,15 +149,8 @@ class Cluster {
  private:
   nereid::testing::DevApiServerProcess api_;
   std::unique_ptr<kube::SharedInformerFactory> factory_;
-  kube::SharedInformer* jobs_ = nullptr;
-  kube::SharedInformer* pods_ = nullptr;
-  kube::SharedInformer* services_ = nullptr;
-  std::unique_ptr<CacheChildLister> children_;
-  std::unique_ptr<Expectations> expectations_;
-  std::unique_ptr<GangAvailability> gang_;
   std::unique_ptr<kube::EventRecorder> recorder_;
-  std::unique_ptr<gm::DistributedJobController> reconciler_;
-  std::unique_ptr<kube::Controller> controller_;
+  std::unique_ptr<gm::DistributedJobController> controller_;
 };
 
 Json Task(const std::string& name, const std::string& type, int replicas,
@@ -279,7 +260,7 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
         kWait));
     cluster.FailPod("retry-w-0", 137);
     REQUIRE(cluster.WaitStatus("retry", [](const JobStatus& s) {
-      const JobCondition* failed = s.FindCondition("Failed");
+      const api::Condition* failed = s.FindCondition("Failed");
       return failed != nullptr && failed->status == "True" &&
              failed->reason == "BackoffLimitExceeded" && s.phase == "Failed";
     }));
@@ -298,7 +279,7 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
     cluster.AllPods("ttl", "Succeeded");
     // Nothing else happens to "deadline": only the timer can fail it.
     REQUIRE(cluster.WaitStatus("deadline", [](const JobStatus& s) {
-      const JobCondition* failed = s.FindCondition("Failed");
+      const api::Condition* failed = s.FindCondition("Failed");
       return failed != nullptr && failed->status == "True" && failed->reason == "DeadlineExceeded";
     }));
     CHECK(cluster.WaitPods("deadline", 0));  // Running pods stopped even with None.
@@ -319,7 +300,7 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
                 R"({"spec":{"runPolicy":{"suspend":false}}})"});
     REQUIRE(cluster.WaitPods("sus", 2));
     CHECK(cluster.WaitStatus("sus", [](const JobStatus& s) {
-      const JobCondition* c = s.FindCondition("Suspended");
+      const api::Condition* c = s.FindCondition("Suspended");
       return c != nullptr && c->status == "False" && c->reason == "JobResumed";
     }));
   }
@@ -329,7 +310,7 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
                       {{"schedulingPolicy", {{"minAvailable", 2}}}}));
     REQUIRE(cluster.WaitPods("nogang", 2));
     REQUIRE(cluster.WaitStatus("nogang", [](const JobStatus& s) {
-      const JobCondition* c = s.FindCondition("GangSchedulingUnavailable");
+      const api::Condition* c = s.FindCondition("GangSchedulingUnavailable");
       return c != nullptr && c->status == "True" && c->reason == "PodGroupNotServed";
     }));
     CHECK(cluster.PodsOf("nogang")["nogang-w-0"]["spec"].value("schedulerName", "") != "volcano");
@@ -366,7 +347,7 @@ TEST_CASE("DistributedJob end to end on devapiserver") {
   SECTION("an invalid job (two learners) fails with InvalidSpec and creates nothing") {
     cluster.Apply(Job("bad", Json::array({Task("a", "learner", 1), Task("b", "learner", 1)})));
     REQUIRE(cluster.WaitStatus("bad", [](const JobStatus& s) {
-      const JobCondition* c = s.FindCondition("Failed");
+      const api::Condition* c = s.FindCondition("Failed");
       return c != nullptr && c->status == "True" && c->reason == "InvalidSpec";
     }));
     CHECK(cluster.PodsOf("bad").empty());

@@ -24,11 +24,11 @@ using testing::TaskJson;
 using testing::WriteJobStatus;
 
 std::string CondStatus(const JobStatus& st, std::string_view type) {
-  const JobCondition* c = st.FindCondition(type);
+  const api::Condition* c = st.FindCondition(type);
   return c == nullptr ? "<absent>" : c->status;
 }
 std::string CondReason(const JobStatus& st, std::string_view type) {
-  const JobCondition* c = st.FindCondition(type);
+  const api::Condition* c = st.FindCondition(type);
   return c == nullptr ? "<absent>" : c->reason;
 }
 // TO row 24's invariant, checked after every terminal step (upstream only checks presence).

@@ -2,7 +2,8 @@
 // ControllerEnv: FakeKubeClient, informers, FakeEdgeDispatcher, a real ReportRouter): template
 // placement (nodeName, nodeSelector) announced to the selected edge nodes, bound pods listed on
 // their node, moves and deletes Removed, PrimeEdge before the workers start, and worker reports
-// reaching status.workerReports without being overwritten by the controller's own status writes.
+// reaching status.workerReports without being overwritten by the controller's own status writes;
+// and the controller on the common reconcile path (reconcile metrics, Events through RecordEvent).
 
 #include <catch2/catch.hpp>
 #include <memory>
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "common/job/distributed_job.h"
-#include "globalmanager/controllers/distributed_job_wiring.h"
+#include "globalmanager/controllers/distributed_job_controller.h"
 #include "globalmanager/controllers/report_router.h"
 #include "tests/fakes/eventually.h"
 #include "tests/globalmanager/controllers/controller_env.h"
@@ -271,6 +272,32 @@ TEST_CASE("distributedjob edge: worker reports reach status.workerReports") {
   REQUIRE(Eventually([&] {
     return f.Send("edge-0", "dj-collector-0", "running").reason == "ObjectGone";
   }));
+}
+
+// DistributedJob runs on the controllers' own reconcile path: its reconciles are counted in
+// nereid_gm_reconcile_total under its name, and its Events go through RecordEvent (the involved
+// object's kind filled in).
+TEST_CASE("distributedjob: reconcile metrics and Events like every controller") {
+  Fixture f;
+  Json job = JobObject(Json::array());
+  job["spec"]["tasks"] = "not a list";  // Unparsable: Failed/InvalidSpec with a Warning Event.
+  f.env.Create(job::DistributedJobs(), job);
+  f.MakeController();
+
+  std::vector<Json> events;
+  REQUIRE(Eventually([&] {
+    events = f.env.Events("dj", "InvalidSpec");
+    return !events.empty();
+  }));
+  CHECK(events[0]["type"] == "Warning");
+  CHECK(events[0]["involvedObject"]["kind"] == "DistributedJob");
+  CHECK(events[0]["involvedObject"]["apiVersion"] == "sedna.io/v1alpha1");
+  REQUIRE(Eventually([&] {
+    return f.env.metrics().ReconcileCount("distributedjob",
+                                          ControllerMetrics::ReconcileResult::kSuccess) >= 1;
+  }));
+  CHECK(f.env.metrics().ReconcileCount("distributedjob",
+                                       ControllerMetrics::ReconcileResult::kError) == 0);
 }
 
 }  // namespace
