@@ -5,8 +5,9 @@
 // 9378, Deployment "<name>-deployment-userworker" (1 replica) + Service "<name>-userworker" on
 // 9379, and one pod "<name>-trackingworker-xxxxx" per trackingWorkers[] entry with
 // USERWORKER_URL=<name>-userworker.<ns>:9379 and EDGEMESH_URL=<name>-reidworker.<ns>:9378. Every
-// worker gets NAMESPACE, SERVICE_NAME, WORKER_NAME ("<type>-<5 chars>") and LC_SERVER (Sedna
-// gives the reid workers no env; Nereid gives them the same base env, which they may ignore).
+// worker gets NAMESPACE, SERVICE_NAME, JOB_NAME, WORKER_NAME ("<type>-<5 chars>") and LC_SERVER
+// (Sedna gives the reid workers no env; Nereid gives them the same base env, which they may
+// ignore).
 // Sync, status, recovery and edge placement are MultiEdgeServiceController's.
 
 #include <memory>

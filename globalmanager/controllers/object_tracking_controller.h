@@ -6,7 +6,7 @@
 // DeploymentSpec) + Service "<name>-reidworker" on 9378, and one pod
 // "<name>-trackingworker-xxxxx" per trackingWorkers[] entry with
 // EDGEMESH_URL=<name>-reidworker.<ns>:9378. Every worker gets NAMESPACE, SERVICE_NAME,
-// WORKER_NAME and LC_SERVER. Sync, status, recovery and edge placement are
+// JOB_NAME, WORKER_NAME and LC_SERVER. Sync, status, recovery and edge placement are
 // MultiEdgeServiceController's.
 
 #include <memory>
