@@ -65,6 +65,10 @@ SuccessRule TaskSucceeded(std::string task);
 using PodDecorator =
     std::function<void(const JobIdentity& job, const PodPlace& place, kube::Json* pod)>;
 
+// Whether a terminating pod is one the controller deleted on purpose to replace it (e.g. built
+// from an older spec), as opposed to one that failed or was deleted by someone else.
+using PodPredicate = std::function<bool(const kube::Json& pod)>;
+
 struct JobRequest {
   const kube::Json* object = nullptr;  // The job as the cache has it (metadata, resourceVersion).
   const kube::Resource* resource = nullptr;  // Its resource: ownerReferences and TTL deletion.
@@ -75,6 +79,10 @@ struct JobRequest {
   std::map<std::string, std::string> labels;  // Added to every pod and the Service.
   PodDecorator decorate_pod;                  // Optional.
   SuccessRule success_rule;                   // Optional: AllTasksSucceeded.
+  // Optional. A terminating pod it holds for counts neither as failed nor as active, and while
+  // one is on its way out the job is Restarting (JobRestarting), not Running=False
+  // (PodsNotRunning): its slot is being refilled on purpose.
+  PodPredicate replacing;
 };
 
 struct JobResult {
