@@ -355,7 +355,7 @@ spec:
     bool attributed = false;
     for (const Json& w : workers["items"]) {
       if (w.value("name", "") == trainer.Name()) {
-        CHECK(w["ownerKind"] == "default");
+        CHECK(w.value("ownerKind", "") == "default");
         attributed = w.value("attributedKind", "") == "FederatedLearningJob";
       }
     }
