@@ -390,6 +390,10 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   AddSample(worker_reports, static_cast<double>(workers.invalid), {{"result", "invalid"}});
   AddSample(worker_reports, static_cast<double>(workers.failed), {{"result", "failed"}});
   families.push_back(std::move(worker_reports));
+  families.push_back(Counter("nereid_lc_worker_reports_attributed_total",
+                             "Forwarded worker reports whose owner was found by the worker (the "
+                             "report did not say its kind)",
+                             static_cast<double>(workers.attributed)));
   families.push_back(Gauge("nereid_lc_workers_tracked", "Workers in the last-report table",
                            static_cast<double>(daemon_->intake().size())));
   return families;

@@ -13,6 +13,9 @@ class WorkerReportSink final : public worker::ReportSink {
  public:
   explicit WorkerReportSink(db::LcDatabase* db) : db_(db) {}
   absl::Status Enqueue(edge::v1::StatusReport report) override;
+  // worker_attribution.h over the node's desired objects.
+  absl::StatusOr<worker::ReportOwner> AttributeWorker(std::string_view ns, std::string_view worker,
+                                                      std::string_view owner_name) override;
 
  private:
   db::LcDatabase* const db_;

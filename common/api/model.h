@@ -30,8 +30,9 @@ struct ModelSpec {
 };
 
 // updateTime and metrics are Sedna's (metrics are written from FL aggregation reports). Nereid adds
-// what the LC found when it fetched the model: verified (the file exists and, when spec.sha256 is
-// set, matches it), the sha256 it computed, reason/message of a failure, observedGeneration, and
+// what the LC found when it fetched the model: verified (spec.sha256 is set and the file matches
+// it; without a sha256 there is nothing to verify against: verified false, reason NoDigest), the
+// sha256 it computed, reason/message of a failure, observedGeneration, and
 // conditions (one per type: Verified, SpecValid).
 struct ModelStatus {
   std::optional<absl::Time> update_time;

@@ -373,6 +373,10 @@ void JobReconciler::Pass::SyncTasks() {
     if (need > 0 && up >= need) {
       Condition(ct::kRunning, kTrue, reasons::kJobRunning,
                 absl::StrCat(id_.kind, " ", key_, " is running."));
+    } else if (replacing_) {
+      // As a restart after a failure: Running gives way until the new pods run.
+      Condition(ct::kRestarting, kTrue, reasons::kJobRestarting,
+                absl::StrCat(id_.kind, " ", key_, " is restarting: its pods are being replaced."));
     } else if (st_.IsConditionTrue(ct::kRunning)) {
       Condition(ct::kRunning, kFalse, reasons::kPodsNotRunning,
                 absl::StrCat(id_.kind, " ", key_, " has fewer than ", need,
@@ -394,9 +398,13 @@ void JobReconciler::Pass::ComputeCounts() {
     std::string task_name = kube::Label(*pod, labels::kTaskName).value_or("");
     auto it = counts.find(task_name);
     if (it == counts.end()) continue;
+    const bool deleting = kube::IsBeingDeleted(*pod);
+    if (deleting && req_.replacing && req_.replacing(*pod)) {
+      replacing_ = true;
+      continue;
+    }
     std::string phase = PodPhase(*pod);
     ++phases[task_name][phase];
-    const bool deleting = kube::IsBeingDeleted(*pod);
     if (phase == "Running") {
       ++(deleting ? it->second.failed : it->second.active);
     } else if (phase == "Succeeded") {

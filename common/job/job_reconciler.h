@@ -65,6 +65,10 @@ SuccessRule TaskSucceeded(std::string task);
 using PodDecorator =
     std::function<void(const JobIdentity& job, const PodPlace& place, kube::Json* pod)>;
 
+// Whether a terminating pod is one the controller deleted on purpose to replace it (e.g. built
+// from an older spec), as opposed to one that failed or was deleted by someone else.
+using PodPredicate = std::function<bool(const kube::Json& pod)>;
+
 struct JobRequest {
   const kube::Json* object = nullptr;  // The job as the cache has it (metadata, resourceVersion).
   const kube::Resource* resource = nullptr;  // Its resource: ownerReferences and TTL deletion.
@@ -78,6 +82,10 @@ struct JobRequest {
   // Optional: where this pass lists the job's children instead of the reconciler's lister (a
   // kind that runs the library over a subset of its pods, e.g. one stage run).
   const ChildLister* children = nullptr;
+  // Optional. A terminating pod it holds for counts neither as failed nor as active, and while
+  // one is on its way out the job is Restarting (JobRestarting), not Running=False
+  // (PodsNotRunning): its slot is being refilled on purpose.
+  PodPredicate replacing;
 };
 
 struct JobResult {

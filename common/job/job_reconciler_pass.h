@@ -86,6 +86,7 @@ class JobReconciler::Pass {
   std::set<std::string> deleted_;     // Pods deleted in this pass (names).
   std::vector<std::string> created_;  // Pods created in this pass: (task) for the histogram.
   std::map<std::string, int32_t> new_recreates_;
+  bool replacing_ = false;     // A pod JobRequest::replacing holds for is terminating.
   bool finished_now_ = false;  // The job became Succeeded/Failed in this pass.
   bool gang_delay_ = false;
   bool gang_unavailable_ = false;

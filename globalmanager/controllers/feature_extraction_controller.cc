@@ -75,7 +75,7 @@ ServicePlan FeatureExtractionController::MakePlan(const Json& object) const {
   build.params.s3 = *std::move(s3);
   build.worker_type = std::string(api::worker_types::kFeatureExtraction);
   build.field = "spec.template";
-  build.params.env = ServiceWorkerEnv(owner, StableWorkerName(owner, "", build.worker_type),
+  build.params.env = ReportEnv(owner, StableWorkerName(owner, "", build.worker_type),
                                       context().settings.lc_server);
   if (fe.spec.kafka_support.value_or(false)) {
     build.params.env.push_back({std::string(api::env::kKafkaEnabled), "true"});

@@ -3,8 +3,8 @@
 // FeatureExtractionController: runs each FeatureExtractionService as Deployment
 // "<name>-deployment-fe" (worker type fe, replicas from the inline DeploymentSpec — 1 when
 // absent, where Sedna's GM crashes) behind Service "<name>-fe" on port 6000, with Sedna's env
-// (NAMESPACE, SERVICE_NAME, WORKER_NAME, LC_SERVER, MODEL_URL from the Model, KAFKA_ENABLED=true
-// with kafkaSupport, DATA_PATH_PREFIX for a host-path model). Everything else — sync, status,
+// (NAMESPACE, SERVICE_NAME, JOB_NAME, WORKER_NAME, LC_SERVER, MODEL_URL from the Model,
+// KAFKA_ENABLED=true with kafkaSupport, DATA_PATH_PREFIX for a host-path model). Everything else — sync, status,
 // edge placement — is MultiEdgeServiceController's (multi_edge_service.h). A missing Model →
 // SpecValid=False reason ModelNotFound until it appears.
 //

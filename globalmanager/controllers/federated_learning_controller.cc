@@ -221,6 +221,11 @@ absl::StatusOr<kube::ReconcileResult> FederatedLearningController::Reconcile(
     (*pod)["metadata"]["annotations"][std::string(fl::kSpecHashAnnotation)] = spec_hash;
   };
   request.success_rule = &FlTrainingSucceeded;
+  // The pods RestartStalePods deleted (built from an older spec) are being replaced, not failing.
+  request.replacing = [&spec_hash](const Json& pod) {
+    std::optional<std::string> built_from = kube::Annotation(pod, fl::kSpecHashAnnotation);
+    return built_from.has_value() && *built_from != spec_hash;
+  };
   ASSIGN_OR_RETURN(job::JobResult result, engine_.Reconcile(request));
   if (result.job_deleted) {
     RETURN_IF_ERROR(Forget(key));

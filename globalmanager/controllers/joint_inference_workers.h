@@ -14,8 +14,8 @@
 //                 hostNetwork=true and dnsPolicy=ClusterFirstWithHostNet unless the template sets
 //                 them (it reports to its node's LC at LC_SERVER, localhost:9100 by default, and
 //                 must still resolve the cloud Service)
-//   both          NAMESPACE, SERVICE_NAME, WORKER_NAME, LC_SERVER; Sedna's labels and an owner
-//                 reference (worker_template.h); a host-path model URL is mounted read-write from
+//   both          NAMESPACE, SERVICE_NAME, JOB_NAME, WORKER_NAME, LC_SERVER; Sedna's labels and
+//                 an owner reference (worker_template.h); a host-path model URL is mounted read-write from
 //                 its parent directory at /home/data/<dir> (DATA_PATH_PREFIX); http(s)/s3 model
 //                 URLs are passed in MODEL_URL as they are.
 //   hpa           per worker with spec.<worker>.hpa: autoscaling/v2 HorizontalPodAutoscaler

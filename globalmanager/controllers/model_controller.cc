@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -282,24 +283,34 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
     return RejectedPayload(report, "a model status");
   }
   const v1::ModelStatus& reported = report.model();
+  kube::ObjectPtr cached;
+  if (absl::StatusOr<kube::ObjectPtr> hit = models_->GetLister().GetByKey(key); hit.ok()) {
+    cached = *std::move(hit);
+  }
   std::string reason = reported.error_reason();
-  if (!reported.verified() && reason.empty()) reason = std::string(reasons::kNotVerified);
+  std::string detail = reported.error_message();
+  // Not verified without an error: the LC had no digest to compare (it checks only presence).
+  const bool nothing_to_verify = !reported.verified() && reason.empty() && cached != nullptr &&
+                                 kube::StringAt(*cached, "spec.sha256").empty();
+  if (nothing_to_verify) {
+    reason = std::string(reasons::kNoDigest);
+    const std::string url = kube::StringAt(*cached, "spec.url");
+    detail = absl::StartsWith(url, "http://") || absl::StartsWith(url, "https://")
+                 ? "spec.sha256 is not set, so there is nothing to verify the model against "
+                   "(an http(s) model is fetched only to check its digest)"
+                 : "the model is present; spec.sha256 is not set, so there is nothing to verify "
+                   "it against";
+  } else if (!reported.verified() && reason.empty()) {
+    reason = std::string(reasons::kNotVerified);
+  }
+  if (!reported.verified() && detail.empty()) detail = "the model could not be verified";
   const std::string message =
-      reported.verified() ? std::string()
-                          : absl::StrCat("node ", ToAbsl(node), ": ",
-                                         reported.error_message().empty()
-                                             ? std::string("the model could not be verified")
-                                             : reported.error_message());
+      reported.verified() ? std::string() : absl::StrCat("node ", ToAbsl(node), ": ", detail);
   const absl::Time now = context().clock->Now();
   const absl::Time checked_at =
       net::FromProtoTime(reported.update_time()).value_or(now);
   const std::optional<int64_t> observed_generation =
       GenerationOfVersion(report.observed_version());
-
-  kube::ObjectPtr cached;
-  if (absl::StatusOr<kube::ObjectPtr> hit = models_->GetLister().GetByKey(key); hit.ok()) {
-    cached = *std::move(hit);
-  }
   absl::StatusOr<StatusWrite> write = WriteStatus(
       *context().client, api::resources::Models(), ref.namespace_(), ref.name(), ref.uid(),
       [&](const Json&, Json* status) -> absl::Status {
@@ -338,8 +349,9 @@ ReportOutcome ModelController::HandleReport(std::string_view node,
                   reasons::kModelVerified,
                   absl::StrCat("fetched and verified on node ", ToAbsl(node)));
     }
-  } else if (!before.has_value() || before->status != condition_status::kFalse ||
-             before->reason != reason || before->message != message) {
+  } else if (!nothing_to_verify &&
+             (!before.has_value() || before->status != condition_status::kFalse ||
+              before->reason != reason || before->message != message)) {
     LOG(WARNING) << "model " << key << ": " << reason << ": " << message;
     RecordEvent(context(), api::resources::Models(), write->object, kube::EventType::kWarning,
                 reasons::kVerificationFailed, absl::StrCat(reason, ": ", message));

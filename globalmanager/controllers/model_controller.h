@@ -23,10 +23,12 @@
 //
 // Reports (ReportSink for kind "Model"): a ModelStatus becomes status.verified, status.sha256,
 // status.updateTime, reason/message (cleared when verified), observedGeneration and the condition
-// Verified=True|False (reason: the LC's, e.g. DigestMismatch, DownloadFailed, PathNotFound);
+// Verified=True|False (reason: the LC's, e.g. DigestMismatch, DownloadFailed, PathNotFound;
+// NoDigest when the Model has no spec.sha256, so there was nothing to verify against);
 // status.metrics (Sedna's, written from FL aggregation reports) and every other field are kept.
 // The status describes the latest report of any node; a failure names its node in the message.
-// Events: ModelVerified (became verified), VerificationFailed (Warning, a new or changed error).
+// Events: ModelVerified (became verified), VerificationFailed (Warning, a new or changed error;
+// none for NoDigest).
 // Outcomes as the Dataset controller's: ObjectGone, NotThisNode (the node is not one the Model is
 // sent to), Invalid, Retry on API trouble.
 
@@ -61,6 +63,8 @@ inline constexpr std::string_view kVerified = "Verified";  // (and SpecValid, sp
 namespace model_reasons {
 inline constexpr std::string_view kVerified = "Verified";
 inline constexpr std::string_view kNotVerified = "NotVerified";  // verified=false, no reason given
+// verified=false because spec.sha256 is not set: nothing to verify against (no Warning Event).
+inline constexpr std::string_view kNoDigest = "NoDigest";
 // Events.
 inline constexpr std::string_view kModelVerified = "ModelVerified";
 inline constexpr std::string_view kVerificationFailed = "VerificationFailed";

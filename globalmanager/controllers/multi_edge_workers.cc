@@ -97,7 +97,7 @@ absl::Status AddObjectKindWorker(const WorkerOwner& owner, const api::PodTemplat
   WorkerBuild build;
   build.worker_type = std::string(worker.worker_type);
   build.field = std::string(worker.field);
-  build.params.env = ServiceWorkerEnv(
+  build.params.env = ReportEnv(
       owner,
       StableWorkerName(owner, absl::StrCat(ToAbsl(worker.worker_type), "-"), worker.name_seed),
       lc_server);
@@ -115,7 +115,7 @@ absl::Status AddTrackingWorkers(const WorkerOwner& owner,
     WorkerBuild build;
     build.worker_type = std::string(api::worker_types::kTrackingWorker);
     build.field = absl::StrCat("spec.trackingWorkers[", i, "].template");
-    build.params.env = ServiceWorkerEnv(
+    build.params.env = ReportEnv(
         owner, StableWorkerName(owner, "trackingworker-", absl::StrCat("tracking", slot)),
         lc_server);
     build.params.env.insert(build.params.env.end(), urls.begin(), urls.end());
@@ -140,13 +140,6 @@ void CheckNodeSelections(
   }
 }
 
-std::vector<EnvVar> ServiceWorkerEnv(const WorkerOwner& owner, std::string_view worker_name,
-                                     std::string_view lc_server) {
-  return {{std::string(api::env::kNamespace), owner.ns},
-          {std::string(api::env::kServiceName), owner.name},
-          {std::string(api::env::kWorkerName), std::string(worker_name)},
-          {std::string(api::env::kLcServer), std::string(lc_server)}};
-}
 
 std::string StableWorkerName(const WorkerOwner& owner, std::string_view prefix,
                              std::string_view seed) {

@@ -73,7 +73,7 @@ absl::Status AddPodWorker(const WorkerOwner& owner, const api::PodTemplate& user
                           ServiceChildren* children);
 
 // The Deployment workers of ObjectSearchService / ObjectTrackingService: Deployment + Service
-// "<name>-<worker type>" on `port`, env ServiceWorkerEnv with WORKER_NAME
+// "<name>-<worker type>" on `port`, env ReportEnv (worker_template.h) with WORKER_NAME
 // "<worker type>-<5 chars>" (stable per owner and `name_seed`).
 struct ObjectKindWorker {
   std::string_view worker_type;
@@ -102,9 +102,6 @@ absl::Status AddTrackingWorkers(const WorkerOwner& owner,
 void CheckNodeSelections(const std::vector<std::pair<const api::PodTemplate*, std::string>>& templates,
                          std::vector<kube::StatusCause>* causes);
 
-// NAMESPACE, SERVICE_NAME, WORKER_NAME, LC_SERVER.
-std::vector<EnvVar> ServiceWorkerEnv(const WorkerOwner& owner, std::string_view worker_name,
-                                     std::string_view lc_server);
 // Sedna's WORKER_NAME "<prefix><5 chars>", stable per owner and `seed` (a Deployment's template
 // must not change on every reconcile).
 std::string StableWorkerName(const WorkerOwner& owner, std::string_view prefix,

@@ -207,15 +207,31 @@ std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type) {
   return absl::StrCat(type, "worker-", suffix);
 }
 
+bool IsSednaService(std::string_view kind) {
+  return kind == api::kinds::kJointInferenceService ||
+         kind == api::kinds::kFeatureExtractionService ||
+         kind == api::kinds::kObjectSearchService || kind == api::kinds::kObjectTrackingService;
+}
+
+std::vector<EnvVar> ReportEnv(const WorkerOwner& owner, std::string_view worker_name,
+                              std::string_view lc_server) {
+  std::vector<EnvVar> env = {{std::string(api::env::kNamespace), owner.ns}};
+  if (IsSednaService(owner.kind)) {
+    env.push_back({std::string(api::env::kServiceName), owner.name});
+  }
+  // Every kind: the SDK's ownerName is JOB_NAME, and without it "sedna" (SERVICE_NAME is read
+  // only when JOB_NAME is set empty), so a service's reports would name another owner.
+  env.push_back({std::string(api::env::kJobName), owner.name});
+  if (!worker_name.empty()) {
+    env.push_back({std::string(api::env::kWorkerName), std::string(worker_name)});
+  }
+  env.push_back({std::string(api::env::kLcServer), std::string(lc_server)});
+  return env;
+}
+
 std::vector<EnvVar> BaseWorkerEnv(const WorkerOwner& owner, std::string_view worker_type,
                                   std::string_view lc_server) {
-  const std::string_view name_var = owner.kind == api::kinds::kJointInferenceService
-                                        ? api::env::kServiceName
-                                        : api::env::kJobName;
-  return {{std::string(api::env::kNamespace), owner.ns},
-          {std::string(name_var), owner.name},
-          {std::string(api::env::kWorkerName), WorkerName(owner, worker_type)},
-          {std::string(api::env::kLcServer), std::string(lc_server)}};
+  return ReportEnv(owner, WorkerName(owner, worker_type), lc_server);
 }
 
 std::vector<kube::StatusCause> CheckWorkerTemplate(const WorkerOwner& owner,

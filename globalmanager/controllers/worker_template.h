@@ -122,8 +122,18 @@ bool UsesS3(const WorkerParams& params);
 // Deployment template does not change — and roll out — on every reconcile.
 std::string WorkerName(const WorkerOwner& owner, std::string_view worker_type);
 
-// The env every Sedna worker gets: NAMESPACE, SERVICE_NAME (JointInferenceService) or JOB_NAME
-// (the jobs), WORKER_NAME, LC_SERVER.
+// Whether Sedna's GM names `kind`'s workers' owner by SERVICE_NAME (JointInferenceService,
+// FeatureExtractionService, ObjectSearchService, ObjectTrackingService) rather than JOB_NAME.
+bool IsSednaService(std::string_view kind);
+
+// What the Sedna SDK reads to address its worker report (sedna/common/config.py BaseConfig,
+// sedna/core/base.py JobBase): NAMESPACE, SERVICE_NAME (services only, as Sedna's GM), JOB_NAME
+// (every kind: the SDK's ownerName is JOB_NAME, "sedna" when unset), WORKER_NAME (left out when
+// `worker_name` is empty: the caller sets it per pod), LC_SERVER.
+std::vector<EnvVar> ReportEnv(const WorkerOwner& owner, std::string_view worker_name,
+                              std::string_view lc_server);
+
+// ReportEnv with WORKER_NAME = WorkerName(owner, worker_type).
 std::vector<EnvVar> BaseWorkerEnv(const WorkerOwner& owner, std::string_view worker_type,
                                   std::string_view lc_server);
 

@@ -114,6 +114,7 @@ Json ToJson(const worker::WorkerRecord& w) {
             {"forwarded", w.forwarded},
             {"ownerInfo", EmbeddedJson(w.owner_info_json)},
             {"results", EmbeddedJson(w.results_json)}};
+  if (!w.attributed_kind.empty()) j["attributedKind"] = w.attributed_kind;
   if (w.details_truncated) j["detailsTruncated"] = true;
   return j;
 }

@@ -86,12 +86,17 @@ absl::StatusOr<MessageContent> ParseMessageContent(std::string_view body) {
   return m;
 }
 
+std::span<const std::string_view> ForwardedKinds() {
+  static constexpr std::string_view kKinds[] = {
+      net::kKindJointInferenceService, net::kKindFederatedLearningJob,
+      net::kKindIncrementalLearningJob, net::kKindLifelongLearningJob,
+      net::kKindDistributedJob, net::kKindVideoAnalyticsJob, net::kKindReidJob,
+      net::kKindFeatureExtractionService};
+  return kKinds;
+}
+
 std::string_view OwnerKindToKind(std::string_view owner_kind) {
-  for (std::string_view kind :
-       {net::kKindJointInferenceService, net::kKindFederatedLearningJob,
-        net::kKindIncrementalLearningJob, net::kKindLifelongLearningJob,
-        net::kKindDistributedJob, net::kKindVideoAnalyticsJob, net::kKindReidJob,
-        net::kKindFeatureExtractionService}) {
+  for (std::string_view kind : ForwardedKinds()) {
     if (absl::EqualsIgnoreCase(ToAbsl(owner_kind), ToAbsl(kind))) return kind;
   }
   return "";

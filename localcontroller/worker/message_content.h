@@ -6,6 +6,7 @@
 // Parsed as Go's encoding/json would: unknown keys ignored, a missing key or null is empty, a value
 // of the wrong type is an error (so a body Sedna's LC refuses is refused here too).
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,9 @@ struct MessageContent {
 // InvalidArgument naming the problem (not JSON, not an object, nested deeper than 100 levels,
 // "<field> must be a string", ...).
 absl::StatusOr<MessageContent> ParseMessageContent(std::string_view body);
+
+// The ObjectRef kinds the LC forwards worker reports about.
+std::span<const std::string_view> ForwardedKinds();
 
 // The ObjectRef kind for a report's ownerKind (case-insensitive: "jointinferenceservice" ->
 // "JointInferenceService"), or "" when the LC has no upstream for that kind.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
@@ -19,6 +20,11 @@ std::string DumpOrEmpty(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+bool NeedsAttribution(std::string_view owner_kind) {
+  return owner_kind.empty() || absl::EqualsIgnoreCase(ToAbsl(owner_kind), "default") ||
+         absl::EqualsIgnoreCase(ToAbsl(owner_kind), "multiedgetrackingservice");
+}
 
 IntakeReply WorkerIntake::Submit(std::string_view worker, std::string_view body) {
   {
@@ -55,7 +61,22 @@ IntakeReply WorkerIntake::Submit(std::string_view worker, std::string_view body)
   const std::string owner_info = DumpOrEmpty(m.owner_info);
   const std::string results = DumpOrEmpty(m.results);
 
-  const std::string_view kind = OwnerKindToKind(m.owner_kind);
+  std::string kind(OwnerKindToKind(m.owner_kind));
+  if (kind.empty() && NeedsAttribution(m.owner_kind)) {
+    absl::StatusOr<ReportOwner> owner = options_.sink->AttributeWorker(m.ns, m.name, m.owner_name);
+    if (owner.ok()) {
+      LOG(DEBUG) << "worker report: worker " << m.ns << "/" << m.name << " of owner kind \""
+                 << m.owner_kind << "\" (" << m.owner_name << ") attributed to " << owner->kind
+                 << " " << m.ns << "/" << owner->name;
+      kind = owner->kind;
+      m.owner_name = owner->name;
+      record.attributed_kind = owner->kind;
+    } else {
+      LOG(INFO) << "worker report: worker " << m.ns << "/" << m.name << " of owner kind \""
+                << m.owner_kind << "\" (" << m.owner_name
+                << "): not attributed to an owner on this node: " << owner.status().message();
+    }
+  }
   if (kind.empty()) {
     LOG(INFO) << "worker report: worker " << m.ns << "/" << m.name << " of unknown owner kind \""
               << m.owner_kind << "\" (" << m.owner_name << "): accepted, not forwarded";
@@ -97,6 +118,7 @@ IntakeReply WorkerIntake::Submit(std::string_view worker, std::string_view body)
   absl::MutexLock lock(&mu_);
   if (record.forwarded) {
     ++stats_.forwarded;
+    if (!record.attributed_kind.empty()) ++stats_.attributed;
   } else {
     ++stats_.unknown_owner_kind;
   }

@@ -8,6 +8,11 @@
 //   body not JSON / wrong field types   400 "read worker(name=W) message body failed, error: ..."
 //   body.name != {worker}               400 "worker name(name=W) in the api is different from
 //                                            that(name=N) in the message body"   (as Sedna's LC)
+//   ownerKind missing, "default" (the SDK's FederatedLearning never sets its kind) or
+//   "multiedgetrackingservice" (the SDK's tracking classes; no such kind exists)
+//                                       attributed by the worker: the owner the GM placed it for
+//                                       on this node (ReportSink::AttributeWorker), then as below;
+//                                       when the node holds no such owner, as the next case
 //   ownerKind the LC has no upstream for (Sedna's LC silently drops these too)
 //                                       200 OK, counted as unknown_owner_kind, kept in the table
 //                                       for the operator API, not forwarded
@@ -39,13 +44,32 @@
 
 namespace nereid::lc::worker {
 
+// The object a worker report is about: an edge.v1 ObjectRef kind ("FederatedLearningJob") and
+// name, in the report's namespace.
+struct ReportOwner {
+  std::string kind;
+  std::string name;
+};
+
 // Where forwarded reports go: the LC's durable outbox. Enqueue fills in the owner's uid and the
 // observed version when the node holds the owner, and returns once the report is committed.
 class ReportSink {
  public:
   virtual ~ReportSink() = default;
   virtual absl::Status Enqueue(edge::v1::StatusReport report) = 0;
+  // The owner of worker `worker` in `ns` among what the GM placed on this node, for a report that
+  // does not say its kind; `owner_name` is the name the report claims. NotFound when the node
+  // holds none, or several that could be it.
+  virtual absl::StatusOr<ReportOwner> AttributeWorker(std::string_view /*ns*/,
+                                                      std::string_view /*worker*/,
+                                                      std::string_view /*owner_name*/) {
+    return absl::NotFoundError("no placement to attribute workers by");
+  }
 };
+
+// Whether a report's ownerKind leaves the owner to be attributed by the worker: missing,
+// "default" or "multiedgetrackingservice" (case-insensitive).
+bool NeedsAttribution(std::string_view owner_kind);
 
 struct IntakeReply {
   int status = 200;  // HTTP status, also the body's "Status"
@@ -64,6 +88,8 @@ struct WorkerRecord {
   std::string results_json;
   bool details_truncated = false;
   bool forwarded = false;  // stored in the outbox for the GM (false: unknown owner kind)
+  // The kind it was forwarded under when the worker did not say it ("" otherwise).
+  std::string attributed_kind;
   absl::Time received;
   uint64_t reports = 0;  // reports received from this worker since the LC started
 };
@@ -81,6 +107,7 @@ class WorkerIntake {
     uint64_t received = 0;    // every Submit
     uint64_t forwarded = 0;   // stored in the outbox
     uint64_t unknown_owner_kind = 0;
+    uint64_t attributed = 0;  // forwarded under the owner found by the worker (also forwarded)
     uint64_t invalid = 0;     // answered 400
     uint64_t failed = 0;      // answered 500
   };

@@ -12,7 +12,10 @@
 //     and neither disturbs the real nodes;
 //   - a worker report POSTed to an LC's REST (Sedna's shape) reaches the GM: rejected for good
 //     about a service not placed on the node; with the JointInferenceService controller in the
-//     GM, a service placed on the node gets the worker's ownerInfo in status.metrics.
+//     GM, a service placed on the node gets its worker's ownerInfo in status.metrics, and a
+//     FederatedLearningJob's training worker's round (reported as the SDK does, ownerKind
+//     "default") its currentRound, the metrics its aggregation Model's; both workers are the
+//     SDK stand-in (sdk_worker.h) that knows only the env the GM gave it.
 // Runs in about 10 s.
 
 #include <catch2/catch.hpp>
@@ -37,6 +40,7 @@
 #include "tests/globalmanager/edgehub/test_node.h"
 #include "tests/integration/edge_cluster.h"
 #include "tests/integration/loopback_helpers.h"
+#include "tests/integration/sdk_worker.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -88,6 +92,20 @@ std::vector<std::string> TableRow(const std::string& table, const std::string& n
   return {};
 }
 
+// The one `resource` object with labels `selector`, once the GM has created it.
+Json OnlyChild(testing::EdgeCluster& cluster, const std::string& resource,
+               const std::string& selector) {
+  Json list;
+  REQUIRE(testing::WaitFor(
+      [&] {
+        list = Json::parse(cluster.Kubectl({"get", resource, "-o", "json", "-l", selector}),
+                           nullptr, false);
+        return list.is_object() && list["items"].size() == 1;
+      },
+      absl::Seconds(20), kPoll));
+  return list["items"][0];
+}
+
 TEST_CASE(
     "end to end: devapiserver + GM + two LCs over mTLS, driven "
     "by kubectl",
@@ -100,9 +118,15 @@ TEST_CASE(
   AppendLines(a_file, 1, 10);
   AppendLines(b_file, 1, 20);
 
-  cluster.StartGm();
+  // Workers the GM places on edge-b reach its LC at LC_SERVER, as they would on a real node.
+  const int lc_b_port = testing::FreePort();
+  const std::vector<std::string> gm_args = {"--lc-server",
+                                            absl::StrCat("http://127.0.0.1:", lc_b_port)};
+  cluster.StartGm(gm_args);
   Lc lc_a = cluster.StartNodeLc("edge-a");
-  Lc lc_b = cluster.StartNodeLc("edge-b");
+  Lc lc_b = cluster.StartLc("edge-b", testing::TestCerts().NodeCert("edge-b"),
+                            testing::TestCerts().NodeKey("edge-b"), "", {},
+                            {"--listen", absl::StrCat("127.0.0.1:", lc_b_port)});
   REQUIRE(
       testing::WaitFor([&] { return lc_a.Synced() && lc_b.Synced(); }, absl::Seconds(20), kPoll));
 
@@ -141,7 +165,7 @@ TEST_CASE(
       },
       absl::Seconds(10), kPoll));
   CHECK(cluster.Samples("db") == 20);  // nobody wrote it while the GM was away
-  cluster.StartGm();
+  cluster.StartGm(gm_args);
   REQUIRE(cluster.WaitSamples("db", 25, absl::Seconds(30)));
   REQUIRE(testing::WaitFor([&] { return lc_b.Status()["outboxDepth"] == 0; }, absl::Seconds(10),
                            kPoll));
@@ -236,7 +260,9 @@ TEST_CASE(
                              kPoll));
   }
   // With the JointInferenceService controller in the GM: a service whose edge worker runs on
-  // edge-b is sent to edge-b, and its worker's report lands in the service's status.metrics.
+  // edge-b is sent to edge-b, and the report its worker (the Sedna SDK's JointInference, with only
+  // the env the GM gave it: the example's template sets none of Sedna's) sends lands in the
+  // service's status.metrics.
   if (Contains(cluster.GmStderr(), "jointinference controller:")) {
     cluster.Kubectl({"apply", "-f", kSourceDir + "/examples/model.yaml"});
     std::ifstream in(kSourceDir + "/examples/joint-inference-service.yaml");
@@ -250,10 +276,12 @@ TEST_CASE(
     REQUIRE(testing::WaitFor(
         [&] { return lc_b.Status()["objects"].get<int64_t>() >= objects_before + 2; },
         absl::Seconds(20), kPoll));
+    const testing::SdkWorker edge_worker(
+        OnlyChild(cluster, "deployments", "jointinferenceservice.sedna.io/worker-type=edge"),
+        testing::SdkClass::kJointInference);
+    CHECK(edge_worker.OwnerName() == "helmet-detection-inference");
     const int64_t acked_before = lc_b.LinkCounter("reportsAcked");
-    HttpReply posted =
-        HttpPost(lc_b.port, "/sedna/workers/helmet-edge-worker/info",
-                 WorkerReport("helmet-edge-worker", "helmet-detection-inference", 17, 3));
+    HttpReply posted = edge_worker.Post(edge_worker.InferenceReport(17, 3));
     REQUIRE(posted.status == 200);
     REQUIRE(testing::WaitFor([&] { return lc_b.LinkCounter("reportsAcked") > acked_before; },
                              absl::Seconds(10), kPoll));
@@ -269,13 +297,80 @@ TEST_CASE(
         },
         absl::Seconds(20), absl::Milliseconds(200)));
     INFO(metrics.dump());
-    CHECK(metrics.size() == 2);
+    CHECK(metrics.size() == 3);  // and uploadCloudRatio
     CHECK(std::count(metrics.begin(), metrics.end(),
                      Json{{"key", "inferenceNumber"}, {"value", "17"}}) == 1);
     CHECK(std::count(metrics.begin(), metrics.end(),
                      Json{{"key", "hardExampleNumber"}, {"value", "3"}}) == 1);
   } else {
     WARN("the GM runs no JointInferenceService controller: worker report -> status not checked");
+  }
+
+  // A FederatedLearningJob whose training worker runs on edge-b: the SDK's FederatedLearning
+  // never sets its kind (ownerKind "default"); edge-b's LC attributes the report to the job the
+  // GM placed there, so the round reaches the job's status and the metrics the aggregation Model.
+  {
+    cluster.Kubectl({"apply", "-f", "-"}, R"(apiVersion: sedna.io/v1alpha1
+kind: Model
+metadata: {name: fl-model}
+spec: {url: /models/fl/model.pb, format: pb}
+---
+apiVersion: sedna.io/v1alpha1
+kind: FederatedLearningJob
+metadata: {name: fl-demo}
+spec:
+  aggregationWorker:
+    model: {name: fl-model}
+    template: {spec: {containers: [{name: agg, image: agg:1}]}}
+  trainingWorkers:
+    - dataset: {name: db}
+      template: {spec: {nodeName: edge-b, containers: [{name: train, image: train:1}]}}
+)");
+    const testing::SdkWorker trainer(
+        OnlyChild(cluster, "pods", "federatedlearningjob.sedna.io/worker-type=train"),
+        testing::SdkClass::kFederatedLearning);
+    REQUIRE(trainer.OwnerName() == "fl-demo");
+    const Json results = Json::array(
+        {{{"format", "pb"}, {"url", "/home/data/models/fl/model.pb"},
+          {"metrics", {{"accuracy", Json::array({0.91})}}}}});
+    const Json round = {{"currentRound", 1},
+                        {"sampleCount", 30},
+                        {"startTime", "2026-12-07 10:00:00"},
+                        {"updateTime", "2026-12-07 10:01:00"}};
+    // Until edge-b holds the job, the report is accepted and not forwarded (nothing to attribute
+    // it to); the SDK reports every round, so the test does too.
+    Json job;
+    REQUIRE(testing::WaitFor(
+        [&] {
+          if (trainer.Post(trainer.TaskReport("train", "running", results, round)).status != 200) {
+            return false;
+          }
+          job = Json::parse(cluster.Kubectl({"get", "federatedlearningjob", "fl-demo", "-o", "json"}),
+                            nullptr, false);
+          return job.is_object() &&
+                 job.value("status", Json::object()).value("currentRound", 0) == 1;
+        },
+        absl::Seconds(20), absl::Milliseconds(300)));
+    Json workers = lc_b.Get("/api/v1/workers");
+    bool attributed = false;
+    for (const Json& w : workers["items"]) {
+      if (w.value("name", "") == trainer.Name()) {
+        CHECK(w.value("ownerKind", "") == "default");
+        attributed = w.value("attributedKind", "") == "FederatedLearningJob";
+      }
+    }
+    CHECK(attributed);
+    Json model_metrics;
+    REQUIRE(testing::WaitFor(
+        [&] {
+          Json m = Json::parse(cluster.Kubectl({"get", "model", "fl-model", "-o", "json"}),
+                               nullptr, false);
+          if (!m.is_object()) return false;
+          model_metrics = m.value("status", Json::object()).value("metrics", Json::array());
+          return !model_metrics.empty();
+        },
+        absl::Seconds(20), absl::Milliseconds(200)));
+    CHECK(model_metrics == Json::array({{{"key", "accuracy"}, {"value", "0.91"}}}));
   }
 
   for (Lc* lc : {&lc_a, &lc_b}) {

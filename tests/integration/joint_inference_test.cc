@@ -143,6 +143,7 @@ TEST_CASE("JointInferenceService end to end on devapiserver with kubectl") {
   CHECK(edge_env.at("MODEL_URL") == "/home/data/data/models/joint_inference/little/yolov3_resnet18.pb");
   CHECK(edge_env.at("input_shape") == "416,736");  // the user's env is kept
   CHECK(edge_env.at("SERVICE_NAME") == kName);
+  CHECK(edge_env.at("JOB_NAME") == kName);  // the SDK's ownerName
   CHECK(edge["spec"]["template"]["spec"]["nodeName"] == "edge-0");
   CHECK(Env(cloud).at("BIG_MODEL_BIND_PORT") == "5000");
   CHECK(service["spec"]["ports"][0]["name"] == "tcp-0");

@@ -158,6 +158,7 @@ TEST_CASE("FeatureExtractionService end to end on devapiserver with kubectl") {
   CHECK(env.at("MODEL_URL") == "/home/data/data/ai_models/m3l/m3l.pth");
   CHECK(env.at("KAFKA_ENABLED") == "true");
   CHECK(env.at("SERVICE_NAME") == name);
+  CHECK(env.at("JOB_NAME") == name);
   CHECK(env.at("KAFKA_BIND_IPS") == "kafka-service");  // The user's env is kept.
   REQUIRE(WaitFor(
       [&] { return cluster.edge().Holds("edge-0", "Worker/default/" + deployment); }, kWait));

@@ -46,6 +46,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/common/net/test_certs.h"
 #include "tests/integration/loopback_helpers.h"
+#include "tests/integration/sdk_worker.h"
 #include "tests/support/devapiserver_process.h"
 #include "tests/support/subprocess.h"
 
@@ -56,7 +57,6 @@ using Json = nlohmann::json;
 using testing::DumpOnFailure;
 using testing::FreePort;
 using testing::HttpGet;
-using testing::HttpPost;
 using testing::HttpReply;
 using testing::Subprocess;
 using testing::TempDir;
@@ -109,7 +109,7 @@ testing::DevApiServerProcess::Options ApiOptions() {
 
 class Cluster {
  public:
-  Cluster() : api_(ApiOptions()), gm_port_(FreePort()) {
+  Cluster() : api_(ApiOptions()), gm_port_(FreePort()), lc_port_(FreePort()) {
     Kubectl({"apply", "-f", kSourceDir + "/deploy/crds/"});
     gm_config_ = *dir().Write("gm.yaml",
                              "leaderElection: {leaseDuration: 3s, renewDeadline: 2s, "
@@ -126,7 +126,6 @@ class Cluster {
   std::string kubeconfig() const { return api_.kubeconfig(); }
   std::string root() const { return dir().File("root"); }
   std::string HostFile(const std::string& path) const { return root() + path; }
-  int lc_port() const { return lc_port_; }
   // The job the helpers below look at: its lower-case kind and name.
   void Watch(const std::string& kind, const std::string& name) {
     kind_ = kind;
@@ -216,7 +215,9 @@ class Cluster {
                     certs.ca,     "--tls-cert",        certs.gm_cert,
                     "--tls-key",  certs.gm_key,        "--lease-namespace",
                     "default",    "--id",              "gm-staged",
-                    "--config",   gm_config_};
+                    "--config",   gm_config_,
+                    // Workers reach the LC at LC_SERVER, as they would on a real node.
+                    "--lc-server", absl::StrCat("http://127.0.0.1:", lc_port_)};
     options.capture_stderr = true;
     auto started = Subprocess::Start(std::move(options));
     REQUIRE(started.ok());
@@ -239,7 +240,7 @@ class Cluster {
                     "--gm",         absl::StrCat("127.0.0.1:", gm_port_),
                     "--db",         dir().File("lc.db"),
                     "--host-root",  root(),          "--listen",
-                    "127.0.0.1:0",  "--tls-ca",      certs.ca,
+                    absl::StrCat("127.0.0.1:", lc_port_),  "--tls-ca",      certs.ca,
                     "--tls-cert",   certs.NodeCert(kNode),
                     "--tls-key",    certs.NodeKey(kNode),
                     "--scan-period", "1s"};
@@ -252,7 +253,9 @@ class Cluster {
     REQUIRE(line.ok());
     const std::string url = testing::ListenUrl(*line);
     REQUIRE_FALSE(url.empty());
-    REQUIRE(absl::SimpleAtoi(url.substr(url.rfind(':') + 1), &lc_port_));
+    int port = 0;
+    REQUIRE(absl::SimpleAtoi(url.substr(url.rfind(':') + 1), &port));
+    REQUIRE(port == lc_port_);
     REQUIRE(testing::WaitFor(
         [&] {
           HttpReply r = HttpGet(lc_port_, "/api/v1/status");
@@ -284,7 +287,7 @@ class Cluster {
   testing::DevApiServerProcess api_;
   const int gm_port_;
   int gm_http_port_ = 0;
-  int lc_port_ = 0;
+  const int lc_port_;
   std::string kind_ = "incrementallearningjob";
   std::string job_ = kJob;
   std::string gm_config_;
@@ -309,21 +312,6 @@ std::string IlJobYaml() {
   REQUIRE(replace_all("checkPeriodSeconds: 60", "checkPeriodSeconds: 1") == 1);
   REQUIRE(replace_all("pollPeriodSeconds: 60", "pollPeriodSeconds: 1") == 1);
   return yaml;
-}
-
-// A Sedna worker's report (what the SDK POSTs to /sedna/workers/{worker}/info).
-std::string WorkerReport(const std::string& worker, const std::string& kind, const Json& results,
-                         const std::string& owner_kind = "incrementallearningjob",
-                         const std::string& owner_name = kJob) {
-  return Json{{"name", worker},
-              {"namespace", "default"},
-              {"ownerName", owner_name},
-              {"ownerKind", owner_kind},
-              {"kind", kind},
-              {"status", "completed"},
-              {"ownerInfo", Json::object()},
-              {"results", results}}
-      .dump();
 }
 
 TEST_CASE("an IncrementalLearningJob's round with devapiserver + GM + LC over mTLS",
@@ -407,12 +395,11 @@ TEST_CASE("an IncrementalLearningJob's round with devapiserver + GM + LC over mT
 
   // The train worker reports its model through the LC, then exits.
   {
-    const std::string worker = EnvOf(*train, "WORKER_NAME");
-    HttpReply r = HttpPost(
-        cluster.lc_port(), "/sedna/workers/" + worker + "/info",
-        WorkerReport(worker, "train",
-                     Json::array({{{"format", "pb"},
-                                   {"url", "/data/output/helmet_detection/train/1/model.pb"}}})));
+    const testing::SdkWorker worker(*train, testing::SdkClass::kIncrementalLearning);
+    HttpReply r = worker.Post(worker.TaskReport(
+        "train", "completed",
+        Json::array({{{"format", "pb"},
+                      {"url", "/data/output/helmet_detection/train/1/model.pb"}}})));
     INFO(r.body);
     REQUIRE(r.status == 200);
   }
@@ -438,7 +425,7 @@ TEST_CASE("an IncrementalLearningJob's round with devapiserver + GM + LC over mT
   cluster.PodPhase(eval_pod, "Running");
   REQUIRE(cluster.WaitLatest("Running(Eval)"));
   {
-    const std::string worker = EnvOf(*eval, "WORKER_NAME");
+    const testing::SdkWorker worker(*eval, testing::SdkClass::kIncrementalLearning);
     Json metrics = Json::array(
         {{{"format", "pb"},
           {"url", "/data/output/helmet_detection/train/1/model.pb"},
@@ -446,8 +433,7 @@ TEST_CASE("an IncrementalLearningJob's round with devapiserver + GM + LC over mT
          {{"format", "pb"},
           {"url", "/data/models/helmet_detection/deploy/model.pb"},
           {"metrics", {{"precision", {0.8}}}}}});
-    HttpReply r = HttpPost(cluster.lc_port(), "/sedna/workers/" + worker + "/info",
-                           WorkerReport(worker, "eval", metrics));
+    HttpReply r = worker.Post(worker.TaskReport("eval", "completed", metrics));
     INFO(r.body);
     REQUIRE(r.status == 200);
   }
@@ -598,11 +584,9 @@ TEST_CASE("a LifelongLearningJob's round with devapiserver + GM + LC over mTLS",
   std::filesystem::create_directories(std::filesystem::path(cluster.HostFile(trained)).parent_path());
   std::ofstream(cluster.HostFile(trained)) << "knowledge base, round 1\n";
   {
-    const std::string worker = EnvOf(*train, "WORKER_NAME");
-    HttpReply r = HttpPost(cluster.lc_port(), "/sedna/workers/" + worker + "/info",
-                           WorkerReport(worker, "train",
-                                        Json::array({{{"format", "pkl"}, {"url", trained}}}),
-                                        "lifelonglearningjob", kLlJob));
+    const testing::SdkWorker worker(*train, testing::SdkClass::kLifelongLearning);
+    HttpReply r = worker.Post(
+        worker.TaskReport("train", "completed", Json::array({{{"format", "pkl"}, {"url", trained}}})));
     INFO(r.body);
     REQUIRE(r.status == 200);
   }
@@ -620,11 +604,10 @@ TEST_CASE("a LifelongLearningJob's round with devapiserver + GM + LC over mTLS",
   cluster.PodPhase(eval_pod, "Running");
   REQUIRE(cluster.WaitLatest("Running(Eval)"));
   {
-    const std::string worker = EnvOf(*eval, "WORKER_NAME");
+    const testing::SdkWorker worker(*eval, testing::SdkClass::kLifelongLearning);
     Json evaluated = Json::array(
         {{{"format", "pkl"}, {"url", trained}, {"metrics", {{"precision_score", {0.8}}}}}});
-    HttpReply r = HttpPost(cluster.lc_port(), "/sedna/workers/" + worker + "/info",
-                           WorkerReport(worker, "eval", evaluated, "lifelonglearningjob", kLlJob));
+    HttpReply r = worker.Post(worker.TaskReport("eval", "completed", evaluated));
     INFO(r.body);
     REQUIRE(r.status == 200);
   }

@@ -465,6 +465,71 @@ TEST_CASE("TO row 11: replica counts from the current pods") {
   CHECK(CondReason(st, "Failed") == "TaskFailed");
 }
 
+// Deletes `pod` the way a kubelet lets it go: it stays, terminating, until its finalizer is
+// cleared (the grace period).
+void DeleteKept(Harness& h, const std::string& pod) {
+  REQUIRE(h.client
+              .Patch(kube::resources::Pods(), "ns", pod, kube::PatchType::kMerge,
+                     {{"metadata", {{"finalizers", {"test/keep"}}}}})
+              .ok());
+  h.DeletePod(pod);
+}
+
+TEST_CASE("pods the controller is replacing count neither as failed nor as not running") {
+  Harness h;
+  h.Create(JobJson("rp", Json::array({TaskJson("w", "none", 3, "OnFailure")})));
+  h.Reconcile("rp");
+  h.SetAllPhases("Running");
+  h.Reconcile("rp");
+  REQUIRE(CondStatus(h.Status("rp"), "Running") == "True");
+  // The controller deletes every pod to rebuild it (a finalizer keeps them terminating, as a
+  // kubelet does for the grace period); one already shows the Failed phase its kill left.
+  for (const std::string& pod : h.PodNames()) DeleteKept(h, pod);
+  h.FailPod("rp-w-0", 137);
+  h.customize = [](JobRequest& request) {
+    request.replacing = [](const Json& pod) { return kube::IsBeingDeleted(pod); };
+  };
+  h.Reconcile("rp");
+  JobStatus st = h.Status("rp");
+  CHECK(st.replica_statuses["w"].failed == 0);
+  CHECK(st.replica_statuses["w"].active == 0);
+  CHECK(CondStatus(st, "Restarting") == "True");  // not PodsNotRunning: they are replaced
+  CHECK(CondStatus(st, "Running") == "<absent>");
+
+  SECTION("the new pods, pending, do not make it not-running; running, it runs again") {
+    for (const std::string& pod : h.PodNames()) {
+      REQUIRE(h.client
+                  .Patch(kube::resources::Pods(), "ns", pod, kube::PatchType::kMerge,
+                         {{"metadata", {{"finalizers", nullptr}}}})
+                  .ok());
+    }
+    h.Reconcile("rp");  // recreates the pods
+    h.Reconcile("rp");
+    CHECK(h.PodNames().size() == 3);
+    st = h.Status("rp");
+    CHECK(CondStatus(st, "Running") == "<absent>");
+    CHECK(st.replica_statuses["w"].failed == 0);
+    h.SetAllPhases("Running");
+    h.Reconcile("rp");
+    st = h.Status("rp");
+    CHECK(CondStatus(st, "Running") == "True");
+    CHECK(CondStatus(st, "Restarting") == "<absent>");
+  }
+}
+
+TEST_CASE("terminating pods nobody said are replaced are lost: failed, and the job not running") {
+  Harness h;
+  h.Create(JobJson("lp", Json::array({TaskJson("w", "none", 2, "OnFailure")})));
+  h.Reconcile("lp");
+  h.SetAllPhases("Running");
+  h.Reconcile("lp");
+  for (const std::string& pod : h.PodNames()) DeleteKept(h, pod);
+  h.Reconcile("lp");
+  JobStatus st = h.Status("lp");
+  CHECK(st.replica_statuses["w"].failed == 2);
+  CHECK(CondReason(st, "Running") == "PodsNotRunning");
+}
+
 TEST_CASE("DIO row 38: an invalid job fails with InvalidSpec and creates nothing") {
   Harness h;
   h.Create(JobJson("bad",

@@ -78,6 +78,7 @@ TEST_CASE("FE: Sedna's Deployment and Service, labels, env, owner; replicas defa
   auto env = EnvOf(d);
   CHECK(env.at("NAMESPACE") == "default");
   CHECK(env.at("SERVICE_NAME") == "fe");
+  CHECK(env.at("JOB_NAME") == "fe");
   CHECK(env.at("WORKER_NAME").size() == 5);
   CHECK(env.at("LC_SERVER") == "http://localhost:9100");
   CHECK(env.at("KAFKA_ENABLED") == "true");

@@ -583,6 +583,57 @@ TEST_CASE("FL: a spec change restarts the pods from the new spec and resets the 
   CHECK(unchanged == after);
 }
 
+TEST_CASE("FL: pods the spec change replaces are not failures while they terminate") {
+  Fixture f;
+  Json job = f.env.Create(Jobs(), TwoNodeJob());
+  REQUIRE(f.WaitPods(kTwoNodePods));
+  for (const std::string& pod : kTwoNodePods) {
+    // A kubelet keeps a deleted pod through its grace period; the finalizer stands in for it.
+    REQUIRE(f.env.client()
+                .Patch(Pods(), "default", pod, kube::PatchType::kMerge,
+                       {{"metadata", {{"finalizers", {"test/grace"}}}}})
+                .ok());
+    f.SetPhase(pod, "Running");
+  }
+  REQUIRE(f.WaitStatus([](const Json& s) {
+    return s.value("active", 0) == 3 && s["conditions"].back()["type"] == "Training" &&
+           s["conditions"].back()["status"] == "True";
+  }));
+
+  Json workers = job["spec"]["trainingWorkers"];
+  workers[1]["template"]["spec"]["containers"][0]["env"][0]["value"] = "64";
+  f.env.Patch(Jobs(), "default", "fl1", {{"spec", {{"trainingWorkers", workers}}}});
+  REQUIRE(Eventually([&] { return f.Pods().empty(); }));  // all terminating
+  f.SetPhase("fl1-train-0-0", "Failed");                 // what the kill left
+  REQUIRE(f.WaitStatus([](const Json& s) {
+    return s.value("observedGeneration", 0) == 2 && s.value("active", -1) == 0;
+  }));
+  Json replacing = f.Status();
+  INFO(replacing.dump());
+  CHECK(replacing.value("failed", 0) == 0);
+  for (const Json& c : replacing["conditions"]) {
+    CHECK_FALSE((c["type"] == "Training" && c["status"] == "False"));
+  }
+  CHECK(replacing["conditions"].back()["reason"] == "JobRestarting");
+
+  // The old pods go: the new ones come, and the job runs again.
+  for (const std::string& pod : kTwoNodePods) {
+    REQUIRE(f.env.client()
+                .Patch(Pods(), "default", pod, kube::PatchType::kMerge,
+                       {{"metadata", {{"finalizers", nullptr}}}})
+                .ok());
+  }
+  REQUIRE(f.WaitPods(kTwoNodePods));
+  for (const std::string& pod : kTwoNodePods) f.SetPhase(pod, "Running");
+  REQUIRE(f.WaitStatus([](const Json& s) { return s.value("active", 0) == 3; }));
+  Json running = f.Status();
+  CHECK(running.value("failed", 0) == 0);
+  for (const Json& c : running["conditions"]) {
+    CHECK_FALSE((c["type"] == "Training" && c["status"] == "False"));
+  }
+  CHECK(running["conditions"].back()["status"] == "True");
+}
+
 TEST_CASE("FL: a spec change gets through status write conflicts; the round reset is written "
           "before any pod goes") {
   Fixture f;

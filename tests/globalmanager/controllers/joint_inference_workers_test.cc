@@ -81,6 +81,7 @@ TEST_CASE("a nodeName-bound service: cloud Deployment + Service, one edge Deploy
   CHECK(cloud_env.at("BIG_MODEL_BIND_PORT") == "5000");
   CHECK(cloud_env.at("MODEL_URL") == "/downloads/bucket/big.pb");  // storage-initializer
   CHECK(cloud_env.at("SERVICE_NAME") == "ji");
+  CHECK(cloud_env.at("JOB_NAME") == "ji");
   CHECK(cloud_env.at("NAMESPACE") == "ns");
   CHECK(cloud_env.at("WORKER_NAME").rfind("cloudworker-", 0) == 0);
   CHECK(cloud_env.count("DATA_PATH_PREFIX") == 0);

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "common/api/sedna_contract.h"
 #include "globalmanager/controllers/spec_validity.h"
 #include "globalmanager/controllers/status_conditions.h"
@@ -215,6 +216,41 @@ TEST_CASE("ModelStatus reports become verified/sha256/condition; metrics are kep
     CHECK(ConditionIs(status, "Verified", "True"));
     CHECK(f.env.Events("m1", "ModelVerified").size() == 2);  // Became verified again (edge-1).
   }
+}
+
+TEST_CASE("a Model without sha256 says nothing was given to verify it against, without a Warning") {
+  Fixture f(std::vector<Json>{ModelObject("m1", "/models/m.pb"),
+                              ModelObject("m2", "https://models.example/m.onnx")});
+  f.WaitCached("m1");
+  f.WaitCached("m2");
+  for (const char* name : {"m1", "m2"}) {
+    f.controller->RequireModel(absl::StrCat("default/", name), "edge-0", "a");
+    Json object = f.env.Get(Models(), "default", name);
+    CHECK(f.controller->HandleReport("edge-0", ModelReport(1, object, false, "")).code ==
+          ReportOutcome::Code::kAccepted);
+  }
+  Json status = f.Status("m1");
+  CHECK(status["verified"] == false);
+  CHECK(status["reason"] == "NoDigest");
+  CHECK(status["message"] ==
+        "node edge-0: the model is present; spec.sha256 is not set, so there is nothing to verify "
+        "it against");
+  std::optional<api::Condition> c = FindStatusCondition(status, "Verified");
+  REQUIRE(c.has_value());
+  CHECK(c->status == "False");
+  CHECK(c->reason == "NoDigest");
+  CHECK(f.Status("m2")["message"].get<std::string>().find("an http(s) model is fetched only") !=
+        std::string::npos);
+  CHECK(f.env.Events("m1", "VerificationFailed").empty());
+  CHECK(f.env.Events("m2", "VerificationFailed").empty());
+
+  // A report with a reason is still the LC's failure.
+  Json object = f.env.Get(Models(), "default", "m1");
+  CHECK(f.controller->HandleReport("edge-0", ModelReport(2, object, false, "", "PathNotFound",
+                                                         "/models/m.pb does not exist"))
+            .code == ReportOutcome::Code::kAccepted);
+  CHECK(f.Status("m1")["reason"] == "PathNotFound");
+  CHECK(f.env.Events("m1", "VerificationFailed").size() == 1);
 }
 
 TEST_CASE("a model report from a node the Model is not sent to is refused") {

@@ -70,6 +70,7 @@ TEST_CASE("objs: Sedna's Deployments, Services and tracking pods with their env 
   CHECK(user["spec"]["selector"]["matchLabels"]["app.sedna.io"] == "search-userworker-svc");
   CHECK(EnvOf(user).at("WORKER_NAME").rfind("userworker-", 0) == 0);
   CHECK(EnvOf(user).at("SERVICE_NAME") == "search");
+  CHECK(EnvOf(user).at("JOB_NAME") == "search");
   CHECK(f.Get(Services(), "search-reidworker")["spec"]["ports"][0]["port"] == 9378);
   CHECK(f.Get(Services(), "search-userworker")["spec"]["ports"][0]["port"] == 9379);
   CHECK(f.Get(Services(), "search-userworker")["spec"]["ports"][0]["name"] == "tcp-0");

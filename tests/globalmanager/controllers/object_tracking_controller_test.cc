@@ -53,6 +53,7 @@ TEST_CASE("objt: reid Deployment + Service and tracking pods; placed by nodeSele
   CHECK(env.at("EDGEMESH_URL") == "track-reidworker.default:9378");
   CHECK(env.count("USERWORKER_URL") == 0);
   CHECK(env.at("SERVICE_NAME") == "track");
+  CHECK(env.at("JOB_NAME") == "track");
 
   // The tracking worker selects zone a: both of its edge nodes are told, edge-b1 is not.
   REQUIRE(f.Converges([&] {

@@ -60,15 +60,32 @@ TEST_CASE("worker labels, owner and names follow Sedna's scheme") {
   CHECK(WorkerName(other, "cloud") != name);
 }
 
-TEST_CASE("base env: SERVICE_NAME for joint inference, JOB_NAME for jobs") {
+TEST_CASE("base env: SERVICE_NAME for services, JOB_NAME (the SDK's ownerName) for every kind") {
   auto env = BaseWorkerEnv(Owner(), "edge", "http://localhost:9100");
-  REQUIRE(env.size() == 4);
+  REQUIRE(env.size() == 5);
   CHECK(env[0] == EnvVar{"NAMESPACE", "ns1"});
   CHECK(env[1] == EnvVar{"SERVICE_NAME", "ji-1"});
-  CHECK(env[2].name == "WORKER_NAME");
-  CHECK(env[3] == EnvVar{"LC_SERVER", "http://localhost:9100"});
+  CHECK(env[2] == EnvVar{"JOB_NAME", "ji-1"});
+  CHECK(env[3].name == "WORKER_NAME");
+  CHECK(env[4] == EnvVar{"LC_SERVER", "http://localhost:9100"});
   WorkerOwner fl{"FederatedLearningJob", "fl", "ns1", "u"};
-  CHECK(BaseWorkerEnv(fl, "train", "x")[1] == EnvVar{"JOB_NAME", "fl"});
+  auto job_env = BaseWorkerEnv(fl, "train", "x");
+  REQUIRE(job_env.size() == 4);
+  CHECK(job_env[1] == EnvVar{"JOB_NAME", "fl"});
+  for (std::string_view kind : {"FeatureExtractionService", "ObjectSearchService",
+                                "ObjectTrackingService"}) {
+    WorkerOwner service{std::string(kind), "s", "ns1", "u"};
+    auto service_env = ReportEnv(service, "", "x");
+    REQUIRE(service_env.size() == 4);  // no WORKER_NAME when none is given
+    CHECK(service_env[1] == EnvVar{"SERVICE_NAME", "s"});
+    CHECK(service_env[2] == EnvVar{"JOB_NAME", "s"});
+  }
+  for (std::string_view kind : {"VideoAnalyticsJob", "ReidJob", "IncrementalLearningJob",
+                                "LifelongLearningJob"}) {
+    WorkerOwner job{std::string(kind), "j", "ns1", "u"};
+    CHECK_FALSE(IsSednaService(kind));
+    CHECK(BaseWorkerEnv(job, "train", "x")[1] == EnvVar{"JOB_NAME", "j"});
+  }
 }
 
 TEST_CASE("the user's template is kept and Nereid's env never overwrites a user value") {
@@ -97,7 +114,8 @@ TEST_CASE("the user's template is kept and Nereid's env never overwrites a user 
   CHECK(env.at("FROM_SECRET") == "<valueFrom>");       // valueFrom counts as set
   CHECK(env.at("NAMESPACE") == "ns1");
   CHECK(env.at("SERVICE_NAME") == "ji-1");
-  CHECK(main["env"].size() == 5);                      // no duplicates
+  CHECK(env.at("JOB_NAME") == "ji-1");
+  CHECK(main["env"].size() == 6);                      // no duplicates
   CHECK(main["ports"][0]["containerPort"] == 8080);
   CHECK(main["resources"]["limits"]["cpu"] == "1");
   CHECK(main["volumeMounts"].size() == 1);
