@@ -16,9 +16,9 @@
 // without a user worker: the reid Deployment + Service, and one tracking pod per
 // trackingWorkers[] entry with EDGEMESH_URL.
 //
-// Every worker gets NAMESPACE, SERVICE_NAME, JOB_NAME, WORKER_NAME ("<type>-<5 chars>") and LC_SERVER
-// (Sedna gives the reid workers no env; Nereid gives them the same base env, which they may
-// ignore).
+// Every worker gets NAMESPACE, SERVICE_NAME, JOB_NAME, WORKER_NAME ("<type>-<5 chars>") and
+// LC_SERVER (Sedna gives the reid workers no env; Nereid gives them the same base env, which they
+// may ignore).
 
 #include <memory>
 
