@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/log/log.h"
 #include "common/net/host_port.h"
@@ -32,6 +33,7 @@ struct Layer {
   std::optional<std::string> node_name, gm_address, db_path, host_root, listen, tls_ca, tls_cert,
       tls_key, log_level, s3_ca_file, s3_addressing;
   std::optional<bool> insecure;
+  std::optional<std::vector<std::string>> data_roots;
   std::optional<absl::Duration> scan_period, model_check_period, model_http_check_period,
       keepalive_time, keepalive_timeout;
   std::optional<size_t> max_request_bytes;
@@ -48,6 +50,7 @@ absl::Status Apply(const Layer& layer, const std::string& source, LcConfig& conf
   set(layer.gm_address, config.gm_address);
   set(layer.db_path, config.db_path);
   set(layer.host_root, config.host_root);
+  set(layer.data_roots, config.data_roots);
   set(layer.listen, config.listen);
   set(layer.tls_ca, config.tls.ca_file);
   set(layer.tls_cert, config.tls.cert_file);
@@ -133,6 +136,18 @@ const std::map<std::string, FlagSpec>& Flags() {
       {"gm", {StringSetter(&Layer::gm_address)}},
       {"db", {StringSetter(&Layer::db_path)}},
       {"host-root", {StringSetter(&Layer::host_root)}},
+      {"data-roots",
+       {[](Layer& layer, std::string_view value, std::string_view what) -> absl::Status {
+         std::vector<std::string> roots = absl::StrSplit(ToAbsl(value), ',', absl::SkipEmpty());
+         for (const std::string& root : roots) {
+           if (!absl::StartsWith(root, "/")) {
+             return absl::InvalidArgumentError(absl::StrCat(
+                 ToAbsl(what), ": \"", root, "\" is not an absolute host path (e.g. /data)"));
+           }
+         }
+         layer.data_roots = std::move(roots);
+         return absl::OkStatus();
+       }}},
       {"listen", {StringSetter(&Layer::listen)}},
       {"tls-ca", {StringSetter(&Layer::tls_ca)}},
       {"tls-cert", {StringSetter(&Layer::tls_cert)}},
@@ -246,6 +261,7 @@ absl::StatusOr<Layer> LoadFile(const std::string& path) {
       {"gm", "gm"},
       {"db", "db"},
       {"hostRoot", "host-root"},
+      {"dataRoots", "data-roots"},
       {"listen", "listen"},
       {"insecure", "insecure"},
       {"scanPeriod", "scan-period"},
@@ -422,6 +438,7 @@ absl::StatusOr<CommandLine> LoadConfig(const std::vector<std::string>& args, con
 
 void PrintDaemonUsage(std::ostream& out) {
   out << "usage: localcontroller --node NAME --gm HOST:PORT --db FILE --host-root DIR\n"
+         "                       [--data-roots /data,/var/lib/sedna/model-hot-update]\n"
          "                       --listen 127.0.0.1:PORT --tls-ca F --tls-cert F --tls-key F\n"
          "                       [--insecure] [--config FILE] [--scan-period 60s]\n"
          "                       [--model-check-period 60s] [--model-http-check-period 1h]\n"
@@ -438,6 +455,8 @@ void PrintDaemonUsage(std::ostream& out) {
          "\n"
          "Precedence: flags > environment > config file > defaults. Environment as Sedna's\n"
          "DaemonSet: NODENAME, GM_ADDRESS, BIND_PORT (port of --listen), ROOTFS_MOUNT_DIR.\n"
+         "Host paths (dataset and model urls, outputDirs) must lie in a --data-roots\n"
+         "directory (comma-separated host paths; default: the whole host root).\n"
          "Defaults: --host-root /rootfs, --db <host-root>/var/lib/nereid/lc.db,\n"
          "          --listen 127.0.0.1:9100.\n";
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "localcontroller/dataset/errors.h"
 #include "localcontroller/dataset/sample_counter.h"
 #include "nlohmann/json.hpp"
@@ -16,6 +17,7 @@ namespace {
 struct Flags {
   std::string format;
   std::string host_root = "/rootfs";
+  std::vector<std::string> data_roots;
   std::string checkpoint_file;
   std::string url;
   bool json = false;
@@ -63,6 +65,8 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* flags, std::string*
       flags->format = *value;
     } else if (name == "host-root") {
       flags->host_root = *value;
+    } else if (name == "data-roots") {
+      flags->data_roots = absl::StrSplit(*value, ',', absl::SkipEmpty());
     } else if (name == "checkpoint") {
       flags->checkpoint_file = *value;
     } else if (name == "max-bytes") {
@@ -139,12 +143,14 @@ bool SaveCheckpoint(const std::string& file, const Checkpoint& checkpoint, std::
 }  // namespace
 
 void PrintCountUsage(std::ostream& out) {
-  out << "usage: localcontroller count --format FORMAT [--host-root DIR] [--checkpoint FILE]\n"
+  out << "usage: localcontroller count --format FORMAT [--host-root DIR] [--data-roots D1,D2]\n"
+         "                             [--checkpoint FILE]\n"
          "                             [--json] [--no-mmap] [--max-bytes N] [--timeout SECONDS]\n"
          "                             [--scan-threads auto|1|2] URL\n"
          "  Prints the number of samples the LocalController would report for a Dataset with\n"
          "  spec.url URL and spec.format FORMAT (txt, csv, jsonl, dir, voc, xml, coco).\n"
-         "  A host path is resolved under --host-root (default /rootfs; use / on the host).\n"
+         "  A host path is resolved under --host-root (default /rootfs; use / on the host)\n"
+         "  and must lie in one of --data-roots (host paths; default: anywhere).\n"
          "  --checkpoint FILE  resume from and update a checkpoint (incremental counting)\n"
          "  --json             print count, bytes read, incremental and source as JSON\n"
          "  --scan-threads N   threads for a large txt/jsonl file (auto: 2 when a CPU is idle)\n"
@@ -161,6 +167,7 @@ int RunCountCommand(const std::vector<std::string>& args, std::ostream& out, std
   }
   CounterOptions options;
   options.host_root = flags.host_root;
+  options.data_roots = DataRoots(flags.data_roots);
   options.read.use_mmap = flags.use_mmap;
   options.read.scan_threads = flags.scan_threads;
   if (flags.max_bytes.has_value()) options.http.max_bytes = *flags.max_bytes;
