@@ -440,7 +440,7 @@ TEST_CASE("deploy: LocalController DaemonSet") {
   std::set<std::string> writable;
   for (const Json& m : c["volumeMounts"]) {
     const std::string mount_path = m["mountPath"];
-    const std::string host_path = At(Volume(lc, m["name"]), "hostPath.path");
+    const std::string host_path = At(Volume(lc, m["name"].get<std::string>()), "hostPath.path");
     INFO(mount_path << " from " << host_path);
     CHECK(host_path != "/");
     if (mount_path.rfind("/rootfs/", 0) != 0) continue;
