@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/config/values.h"
 #include "common/log/log.h"
@@ -48,6 +49,12 @@ absl::Status ValidateConfig(const LcConfig& c) {
   RETURN_IF_ERROR(ValidateGmAddress(c.gm_address));
   if (c.host_root.empty()) return absl::InvalidArgumentError("--host-root must not be empty");
   if (c.db_path.empty()) return absl::InvalidArgumentError("--db must not be empty");
+  for (const std::string& root : c.data_roots) {
+    if (root.empty() || root.front() != '/') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--data-roots: \"", root, "\" is not an absolute host path (e.g. /data)"));
+    }
+  }
   if (absl::Status listen = net::ParseHostPort(c.listen, net::kAllInterfaces).status();
       !listen.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--listen: ", listen.message()));
@@ -107,6 +114,15 @@ config::OptionSet RegisterOptions(LcConfig& c) {
   options.Add("host-root", &c.host_root, "where the host's filesystem is mounted")
       .Yaml("hostRoot")
       .Env("ROOTFS_MOUNT_DIR");
+  options
+      .AddCustom("data-roots", "DIR,DIR", "",
+                 "host directories that dataset/model urls, outputDirs and the hot-update "
+                 "directory must lie in, comma-separated (empty: the whole host root)",
+                 [&c](std::string_view value, std::string*) -> absl::Status {
+                   c.data_roots = absl::StrSplit(ToAbsl(value), ',', absl::SkipEmpty());
+                   return absl::OkStatus();
+                 })
+      .Yaml("dataRoots");
   options.Add("listen", &c.listen, "REST address (Sedna's workers post to LC_SERVER here)")
       .Yaml("listen");
   options.Add("tls-ca", &c.tls.ca_file, "CA of the GM's certificate").Yaml("tls.ca");

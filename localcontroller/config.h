@@ -46,6 +46,9 @@ struct LcConfig {
   std::string gm_address;
   std::string db_path;
   std::string host_root = "/rootfs";
+  // Host directories (under host_root) that dataset/model urls, outputDirs and the hot-update
+  // directory must lie in (dataset/data_roots.h); empty: the whole host root.
+  std::vector<std::string> data_roots;
   std::string listen = "127.0.0.1:9100";
   net::TlsOptions tls;
   absl::Duration scan_period = absl::Seconds(60);

@@ -4,12 +4,14 @@
 
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/http/http_listener.h"
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
 #include "localcontroller/daemon_state_view.h"
+#include "localcontroller/dataset/data_roots.h"
 #include "localcontroller/dataset/dataset_monitor.h"
 #include "localcontroller/dataset/dataset_handler.h"
 #include "localcontroller/dispatching_store.h"
@@ -61,8 +63,10 @@ absl::Status Daemon::Init() {
                               .value_or(::nereid::s3::Addressing::kAuto);
   s3_client_ = std::make_shared<lc::s3::CurlS3Client>(std::move(s3_options));
 
+  const dataset::DataRoots data_roots(config_.data_roots);
   dataset::DatasetMonitor::Options monitor_options;
   monitor_options.counter.host_root = config_.host_root;
+  monitor_options.counter.data_roots = data_roots;
   monitor_options.counter.s3 = s3_client_;
   monitor_options.counter.clock = options_.clock;
   monitor_options.period = config_.scan_period;
@@ -80,6 +84,7 @@ absl::Status Daemon::Init() {
 
   model::ModelKeeper::Options keeper_options;
   keeper_options.verifier.host_root = config_.host_root;
+  keeper_options.verifier.data_roots = data_roots;
   keeper_options.verifier.clock = options_.clock;
   keeper_options.verifier.s3 = s3_client_;
   keeper_options.check_period = config_.model_check_period;
@@ -100,6 +105,7 @@ absl::Status Daemon::Init() {
   jobs_options.db = db_.get();
   jobs_options.node_name = config_.node_name;
   jobs_options.host_root = config_.host_root;
+  jobs_options.data_roots = data_roots;
   jobs_options.clock = options_.clock;
   jobs_options.dataset_count = [this](const std::string& key) -> std::optional<uint64_t> {
     std::optional<dataset::ScanReport> last = monitor_->Last(key);
@@ -174,8 +180,9 @@ absl::Status Daemon::Start() {
     started_ = true;
   }
   LOG(INFO) << "localcontroller " << LcVersion() << ": node " << config_.node_name << ", GM "
-            << config_.gm_address << ", host root " << config_.host_root << ", database "
-            << config_.db_path;
+            << config_.gm_address << ", host root " << config_.host_root << ", data roots "
+            << (config_.data_roots.empty() ? "(all of it)" : absl::StrJoin(config_.data_roots, ","))
+            << ", database " << config_.db_path;
   RETURN_IF_ERROR(Restore());
   monitor_->Start();
   keeper_->Start();

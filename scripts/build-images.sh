@@ -7,7 +7,8 @@
 #   --tag TAG         image tag (default: the tag deploy/kustomization.yaml pins)
 #   --from-build DIR  package the binaries of an existing build tree (DIR/globalmanager/globalmanager,
 #                     DIR/localcontroller/localcontroller) instead of compiling in the image: the
-#                     same runtime stage, in seconds (tests, CI). Work files go to DIR/images/.
+#                     same runtime stage, in seconds (tests, CI). DIR is only read: the build
+#                     contexts are made in a temporary directory, removed at exit.
 #                     Without it: the multi-stage from-source build (a ccache cache mount, static
 #                     gRPC as scripts/test.sh builds it); work files go to build-images/.
 #   --tool T          podman (default when installed) or docker
@@ -16,10 +17,10 @@
 # Both images are `FROM scratch` + the binary and the shared libraries it links (its ldd closure,
 # deploy/docker/runtime-payload.sh): no shell, no package manager. The sizes are printed at the end.
 #
-# podman here uses a project-local containers.conf (passed with CONTAINERS_CONF unless you set
-# one), never /etc: containers inherit the host's rlimits (default_ulimits = [], for hosts where
-# root lacks CAP_SYS_RESOURCE), the runc runtime when installed (crun refuses hybrid cgroup
-# layouts) and, without systemd, cgroupfs and file event logging. The from-source build starts
+# podman here uses a project-local containers.conf, build-images/containers.conf (passed with
+# CONTAINERS_CONF unless you set one; the container tests use it too), never /etc: containers
+# inherit the host's rlimits (default_ulimits = [], for hosts where root lacks
+# CAP_SYS_RESOURCE), the runc runtime when installed (crun refuses hybrid cgroup layouts) and, without systemd, cgroupfs and file event logging. The from-source build starts
 # FROM debian:bookworm-slim; when no such image is in the local store it is bootstrapped from this
 # machine's apt sources with mmdebstrap (no registry needed), once per store.
 set -euo pipefail
@@ -61,13 +62,15 @@ fi
 case "$tool" in podman|docker) ;; *) die "--tool must be podman or docker" ;; esac
 command -v "$tool" >/dev/null || die "$tool is not installed"
 
+settings="$repo/build-images"
+mkdir -p "$settings"
 if [ -n "$from_build" ]; then
   from_build="$(cd "$from_build" && pwd)" || die "no build tree $from_build"
-  work="$from_build/images"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/nereid-images.XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
 else
-  work="$repo/build-images"
+  work="$settings"
 fi
-mkdir -p "$work"
 
 # --- podman's project-local configuration --------------------------------------------------------
 if [ "$tool" = podman ] && [ -z "${CONTAINERS_CONF:-}" ]; then
@@ -81,8 +84,8 @@ if [ "$tool" = podman ] && [ -z "${CONTAINERS_CONF:-}" ]; then
       echo 'cgroup_manager = "cgroupfs"'
       echo 'events_logger = "file"'
     fi
-  } >"$work/containers.conf"
-  export CONTAINERS_CONF="$work/containers.conf"
+  } >"$settings/containers.conf"
+  export CONTAINERS_CONF="$settings/containers.conf"
 fi
 
 # --- the from-source build's base image ----------------------------------------------------------

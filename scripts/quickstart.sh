@@ -11,12 +11,14 @@
 # LocalControllers for the nodes edge-0 and edge-1 — each with its own certificate, SQLite database
 # and host root filled by examples/prepare-host-root.sh — all on 127.0.0.1 with free ports read
 # from what each process prints; apply deploy/crds/ and examples/; wait (bounded) until the GM is
-# ready, both LocalControllers are connected and synced and every Dataset has been counted; then
-# show `kubectl get sedna` and each LocalController's /api/v1/status.
+# ready, both LocalControllers are connected and synced and every Dataset has been counted; let
+# the demo kubelet move the worker pods out of Pending; then show `kubectl get sedna`, each
+# LocalController's /api/v1/status and what each column means at that point.
 #
-# Without a kubelet, worker pods stay Pending. Interactive runs (not --check) start
-# scripts/demo-kubelet.sh, which FAKES pod phases and Deployment availability through the status subresource so jobs visibly
-# progress, and says so on every change (--no-demo-kubelet turns it off).
+# Without a kubelet, worker pods stay Pending. scripts/demo-kubelet.sh FAKES pod phases and
+# Deployment availability through the status subresource so jobs visibly progress, and says so on
+# every change (--no-demo-kubelet turns it off): in passes before the table is shown, and
+# (interactive runs) in the background afterwards.
 #
 # Options:
 #   --check             run once and exit 0 (all checks passed) or 1
@@ -271,21 +273,42 @@ until converged; do
   sleep 0.5
 done
 
-# --- 8. show and verify -------------------------------------------------------------------------
+# --- 8. verify and show -------------------------------------------------------------------------
 show_json() { if command -v python3 >/dev/null; then python3 -m json.tool; else cat; echo; fi; }
-
-echo
-echo "\$ kubectl get sedna"
-kc get sedna 2>&1 || true
-echo
-echo "\$ kubectl get datasets -o wide"
-kc get datasets -o wide 2>&1 || true
-for node in "${nodes[@]}"; do
+show() {
   echo
-  echo "\$ curl ${lc_url[$node]}/api/v1/status     # LocalController $node"
-  lc_status "$node" | show_json || echo "(no answer)"
-done
-echo
+  echo "\$ kubectl get sedna"
+  kc get sedna 2>&1 || true
+  echo
+  echo "\$ kubectl get datasets -o wide"
+  kc get datasets -o wide 2>&1 || true
+  for node in "${nodes[@]}"; do
+    echo
+    echo "\$ curl ${lc_url[$node]}/api/v1/status     # LocalController $node"
+    lc_status "$node" | show_json || echo "(no answer)"
+  done
+  echo
+}
+# What the table's columns mean at this point, so that Pending is not read as a failure.
+legend() {
+  local workers
+  if [ "$demo_kubelet" = 1 ]; then
+    workers="There is no kubelet here: demo-kubelet.sh FAKED the pods' phases (no container
+                ran), so services show Running and jobs move on as it keeps faking them."
+  else
+    workers="There is no kubelet here (--no-demo-kubelet): they stay so. On a cluster the
+                kubelet runs the workers and they turn Running."
+  fi
+  cat <<LEGEND
+How to read it:
+  STATUS/PHASE  a service or job is Pending (an IL/LL job Waiting) until its worker pods run.
+                $workers
+  SAMPLES       a Dataset's samples, counted on its node by the LocalController; follows the file.
+  VERIFIED      a Model: true once its node's LocalController checked the file against
+                spec.sha256; false (NotVerified) when the Model gives no sha256 to check against
+                although the file is there; empty when no edge node holds it (cloud workers').
+LEGEND
+}
 
 failures=0
 verdict() {  # verdict NAME COMMAND...: prints ok/FAIL for one check.
@@ -299,16 +322,18 @@ verdict "every Dataset counted, on both nodes (kubectl get datasets: SAMPLES)" d
 verdict "all processes running" all_running
 
 if [ "$failures" -gt 0 ]; then
+  show
   say "logs: $run/logs/ (devapiserver.log, globalmanager.log, lc-edge-0.log, lc-edge-1.log)"
   die "$failures check(s) failed after $(elapsed)"
 fi
 say "converged $(( $(date +%s) - wait_started ))s after the examples were applied ($(elapsed) in all)"
 
 # Worker pods the GM created (e.g. the DistributedJob example's): with no kubelet they stay Pending.
-# The demo kubelet must move them out of Pending. Controllers may create pods at any time (the
-# next stage, a retry), so pass again until none is Pending, within a deadline.
+# The demo kubelet moves them out of Pending before the table is shown (a table of Pending rows
+# reads as failure). Controllers may create pods at any time (the next stage, a retry), so pass
+# again until none is Pending, within a deadline.
 pending_pods() { kc get pods -A --field-selector=status.phase=Pending --no-headers 2>/dev/null | wc -l; }
-if [ "$check" = 1 ] && [ "$demo_kubelet" = 1 ]; then
+if [ "$demo_kubelet" = 1 ]; then
   faked_deadline=$(( $(date +%s) + 20 ))
   : >"$run/logs/demo-kubelet.out"
   while [ "$(pending_pods)" -gt 0 ]; do
@@ -337,6 +362,8 @@ if [ "$check" = 1 ] && [ "$demo_kubelet" = 1 ]; then
   verdict "FeatureExtractionService, ObjectSearchService, ObjectTrackingService Running (kubectl get fe,objs,objt)" services_running
   [ "$failures" -eq 0 ] || die "$failures check(s) failed after $(elapsed)"
 fi
+show
+legend
 
 if [ "$check" = 1 ]; then
   say "check passed"

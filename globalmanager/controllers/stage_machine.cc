@@ -107,9 +107,15 @@ std::optional<Transition> NextTransition(const api::Condition* latest, const Fac
                 false);
   }
 
-  // Failed: start again with training (the job never finishes, as Sedna's).
+  // Failed: start again with training (the job never finishes, as Sedna's). The cause stays in
+  // the message, so the job's current condition still says why the last round failed (e.g. the
+  // LC could not write the outputDir) rather than only that it waits.
   return Make(kTrain, kWaiting, reasons::kRetrain,
-              absl::StrCat("the ", lower, " stage failed; waiting for the train trigger"), false);
+              latest->message.empty()
+                  ? absl::StrCat("the ", lower, " stage failed; waiting for the train trigger")
+                  : absl::StrCat("the ", lower, " stage failed (", latest->message,
+                                 "); waiting for the train trigger"),
+              false);
 }
 
 StageReportOutcome OnStageReport(const api::Condition* latest, std::string_view stage,

@@ -30,7 +30,8 @@
 //   Running(Deploy)        | restarted inference pod running           | Completed(Deploy)
 //   Completed(Train|Eval)  | worker output reported, or grace over     | Waiting(next stage)
 //   Completed(Deploy)      |                                           | Waiting(Train)
-//   Failed(any)            |                                           | Waiting(Train)
+//   Failed(any)            |                                           | Waiting(Train), the
+//                          |                                           |   failure's cause kept
 //
 // [report] rows come from the LC (OnStageReport); the others from the controller's own
 // observations (NextTransition). Differences from Sedna, on purpose: Ready(Deploy) waits for the

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "common/strings/absl_compat.h"
 #include "common/config/option_set.h"
 #include "common/version/version.h"
 #include "localcontroller/dataset/errors.h"
@@ -25,6 +27,13 @@ config::OptionSet RegisterCountOptions(CountFlags& f) {
       "Exit status: 0 ok, 1 the dataset has an error (reason on stderr), 2 usage.");
   options.Add("format", &f.format, "txt, csv, jsonl, dir, voc, xml or coco (required)");
   options.Add("host-root", &f.counter.host_root, "where the host's filesystem is mounted");
+  options.AddCustom("data-roots", "DIR,DIR", "",
+                    "host directories the URL must lie in, comma-separated (empty: anywhere)",
+                    [&f](std::string_view value, std::string*) -> absl::Status {
+                      f.counter.data_roots = DataRoots(
+                          absl::StrSplit(ToAbsl(value), ',', absl::SkipEmpty()));
+                      return absl::OkStatus();
+                    });
   options.Add("checkpoint", &f.checkpoint_file,
               "resume from and update this checkpoint file (incremental counting)");
   options.AddSwitch("json", &f.json, true,

@@ -21,6 +21,7 @@ absl::StatusCode CodeFor(Reason reason) {
       return absl::StatusCode::kNotFound;
     case Reason::kPermissionDenied:
     case Reason::kPathEscapesHostRoot:
+    case Reason::kOutsideDataRoots:
       return absl::StatusCode::kPermissionDenied;
     case Reason::kNotAFile:
     case Reason::kNotADirectory:
@@ -56,6 +57,7 @@ std::string_view ReasonName(Reason reason) {
     case Reason::kPathNotFound: return "PathNotFound";
     case Reason::kPermissionDenied: return "PermissionDenied";
     case Reason::kPathEscapesHostRoot: return "PathEscapesHostRoot";
+    case Reason::kOutsideDataRoots: return "OutsideDataRoots";
     case Reason::kNotAFile: return "NotAFile";
     case Reason::kNotADirectory: return "NotADirectory";
     case Reason::kTooManySymlinks: return "TooManySymlinks";

@@ -10,6 +10,8 @@
 //   PathNotFound         kNotFound            the path (or a directory on it) does not exist
 //   PermissionDenied     kPermissionDenied    the LC may not open or search it
 //   PathEscapesHostRoot  kPermissionDenied    `..` or a symlink leads above the host root
+//   OutsideDataRoots     kPermissionDenied    the path is outside the LC's data roots
+//                                             (data_roots.h)
 //   NotAFile             kFailedPrecondition  a directory/device where a file format needs a file
 //   NotADirectory        kFailedPrecondition  a file where a directory format needs a directory
 //   TooManySymlinks      kFailedPrecondition  symlink loop (more than 40 followed)
@@ -38,6 +40,7 @@ enum class Reason {
   kPathNotFound,
   kPermissionDenied,
   kPathEscapesHostRoot,
+  kOutsideDataRoots,
   kNotAFile,
   kNotADirectory,
   kTooManySymlinks,

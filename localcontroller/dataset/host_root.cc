@@ -61,12 +61,12 @@ struct HostRoot::Walk {
   std::string missing_name;
 };
 
-absl::StatusOr<HostRoot> HostRoot::Open(const std::string& dir) {
+absl::StatusOr<HostRoot> HostRoot::Open(const std::string& dir, DataRoots data_roots) {
   const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoError(errno, absl::StrCat("host root ", dir));
   std::string normalized = dir;
   while (normalized.size() > 1 && normalized.back() == '/') normalized.pop_back();
-  return HostRoot(UniqueFd(fd), std::move(normalized));
+  return HostRoot(UniqueFd(fd), std::move(normalized), std::move(data_roots));
 }
 
 std::string HostRoot::LocalPath(std::string_view host_path) const {
@@ -138,10 +138,12 @@ absl::Status HostRoot::WalkPath(std::string_view path, Walk* walk) const {
 }
 
 absl::StatusOr<HostRoot::Entry> HostRoot::Resolve(std::string_view path) const {
+  RETURN_IF_ERROR(data_roots_.Check(path));
   Walk walk;
   if (absl::Status s = WalkPath(path, &walk); !s.ok()) return s;
   Entry entry;
   entry.host_path = HostPathOf(walk.names);
+  RETURN_IF_ERROR(data_roots_.Check(entry.host_path));
   if (walk.names.empty()) {  // the host root itself
     ASSIGN_OR_RETURN(entry.fd, Dup(fd_.get()));
   } else {
@@ -192,6 +194,7 @@ absl::StatusOr<UniqueFd> HostRoot::OpenDirectory(const Entry& entry) const {
 }
 
 absl::StatusOr<HostRoot::WatchTarget> HostRoot::WatchTargetFor(std::string_view path) const {
+  RETURN_IF_ERROR(data_roots_.Check(path));
   Walk walk;
   walk.stop_at_missing = true;
   if (absl::Status s = WalkPath(path, &walk); !s.ok()) return s;

@@ -10,6 +10,8 @@
 // reads symlinks itself (at most 40, like the kernel), so no step ever lets the kernel follow a
 // link or `..` on our behalf; a rename racing with the walk cannot move us outside the root. The
 // final open re-checks device and inode against what the walk found.
+// With data roots (data_roots.h), a path outside them is refused with OutsideDataRoots before the
+// walk, and so is one whose symlinks resolve outside them.
 
 #include <sys/stat.h>
 
@@ -19,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/process/unique_fd.h"
+#include "localcontroller/dataset/data_roots.h"
 
 namespace nereid::lc::dataset {
 
@@ -26,8 +29,9 @@ class HostRoot {
  public:
   static constexpr int kMaxSymlinks = 40;
 
-  // Opens the host root directory (symlinks in `dir` itself are trusted configuration).
-  static absl::StatusOr<HostRoot> Open(const std::string& dir);
+  // Opens the host root directory (symlinks in `dir` itself are trusted configuration); paths are
+  // confined to `data_roots` within it.
+  static absl::StatusOr<HostRoot> Open(const std::string& dir, DataRoots data_roots = {});
 
   struct Entry {
     UniqueFd fd;      // O_PATH fd of the resolved object
@@ -61,13 +65,15 @@ class HostRoot {
   const std::string& dir() const { return dir_; }
 
  private:
-  HostRoot(UniqueFd fd, std::string dir) : fd_(std::move(fd)), dir_(std::move(dir)) {}
+  HostRoot(UniqueFd fd, std::string dir, DataRoots data_roots)
+      : fd_(std::move(fd)), dir_(std::move(dir)), data_roots_(std::move(data_roots)) {}
 
   struct Walk;
   absl::Status WalkPath(std::string_view path, Walk* walk) const;
 
   UniqueFd fd_;
   std::string dir_;
+  DataRoots data_roots_;
 };
 
 }  // namespace nereid::lc::dataset

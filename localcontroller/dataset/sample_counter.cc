@@ -53,7 +53,7 @@ absl::StatusOr<CountResult> SampleCounter::Count(const CountRequest& request) co
 
 absl::StatusOr<CountResult> SampleCounter::CountLocal(const std::string& path, Format format,
                                                       const CountRequest& request) const {
-  ASSIGN_OR_RETURN(HostRoot root, HostRoot::Open(options_.host_root));
+  ASSIGN_OR_RETURN(HostRoot root, HostRoot::Open(options_.host_root, options_.data_roots));
   // A rename between resolving and opening shows up as FileChanged: resolve again, a few times.
   absl::Status last;
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -134,7 +134,7 @@ absl::StatusOr<HostRoot::WatchTarget> SampleCounter::WatchTargetFor(std::string_
   if (ClassifyUrl(url, &path) != UrlKind::kLocal) {
     return DatasetError(Reason::kUnsupported, "only host paths can be watched");
   }
-  ASSIGN_OR_RETURN(HostRoot root, HostRoot::Open(options_.host_root));
+  ASSIGN_OR_RETURN(HostRoot root, HostRoot::Open(options_.host_root, options_.data_roots));
   return root.WatchTargetFor(path);
 }
 

@@ -30,6 +30,7 @@ namespace nereid::lc::dataset {
 
 struct CounterOptions {
   std::string host_root = "/rootfs";
+  DataRoots data_roots;  // host paths must lie in one (data_roots.h); none: the whole host root
   ReadOptions read;
   HttpOptions http;
   Clock* clock = Clock::Real();

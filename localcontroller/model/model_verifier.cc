@@ -149,7 +149,8 @@ absl::StatusOr<Check> ModelVerifier::VerifyLocal(const ModelSpec& spec, const st
                                                  const Check* previous,
                                                  const std::atomic<bool>* cancel) const {
   Check check;
-  absl::StatusOr<dataset::HostRoot> root = dataset::HostRoot::Open(options_.host_root);
+  absl::StatusOr<dataset::HostRoot> root =
+      dataset::HostRoot::Open(options_.host_root, options_.data_roots);
   if (!root.ok()) {
     SetError(check, root.status());
     return check;

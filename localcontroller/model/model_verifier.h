@@ -41,6 +41,7 @@
 #include "absl/status/statusor.h"
 #include "common/time/clock.h"
 #include "common/s3/credential.h"
+#include "localcontroller/dataset/data_roots.h"
 #include "localcontroller/dataset/http_source.h"
 #include "localcontroller/s3/s3_client.h"
 
@@ -84,6 +85,7 @@ struct Check {
 
 struct VerifierOptions {
   std::string host_root = "/rootfs";
+  dataset::DataRoots data_roots;  // as the dataset counter's (dataset/data_roots.h)
   dataset::HttpOptions http;
   Clock* clock = Clock::Real();
   size_t read_chunk_bytes = 1 << 20;

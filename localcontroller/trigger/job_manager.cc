@@ -113,6 +113,7 @@ void JobManager::Apply(const v1::Resource& resource) {
     parsed.state = old.state;
     parsed.last_event = old.last_event;
     parsed.reported_at = old.reported_at;
+    parsed.write_retry_at = old.write_retry_at;
     // A new condition is looked at at once; the same one keeps its trigger period.
     parsed.next_check =
         Condition(old.current) == Condition(parsed.current) ? old.next_check : absl::InfinitePast();

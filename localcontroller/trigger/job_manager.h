@@ -13,6 +13,10 @@
 //     <outputDir>/data/train/<round>/data.txt (host path under the host root; a remote or
 //     unreadable dataset is passed by its URL instead), and Ready(Train) is reported with input
 //     {models: [base model], dataURL, outputDir: <outputDir>/train/<round>}.
+//   A file that cannot be written (outputDir on a read-only mount, outside the data roots, disk
+//     full) is reported as Failed(<stage>) with the cause, so the job's conditions and Events say
+//     why; the GM then waits for the train trigger again, and the write is retried no sooner than
+//     the trigger's period (at least kWriteRetry), the samples still counted as new.
 //   Waiting(Eval), dataset node: Ready(Eval) with input {models: the trained model(s) from the
 //     previous stage's output + the deploy / initial eval model, dataURL: the round's samples}.
 //   Waiting(Deploy), dataset node: IL evaluates deploySpec.trigger with `<metric>` (the new model's
@@ -35,6 +39,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -43,6 +48,7 @@
 #include "absl/time/time.h"
 #include "common/time/clock.h"
 #include "common/time/wall_clock_steps.h"
+#include "localcontroller/dataset/data_roots.h"
 #include "localcontroller/db/lc_database.h"
 #include "localcontroller/resource_handler.h"
 #include "localcontroller/trigger/trigger.h"
@@ -67,6 +73,7 @@ class JobManager final : public ResourceHandler {
     db::LcDatabase* db = nullptr;  // required
     std::string node_name;         // required
     std::string host_root = "/";   // host paths resolve under it (the LC's /rootfs)
+    dataset::DataRoots data_roots;  // host paths it reads or writes must lie in one
     Clock* clock = Clock::Real();
     absl::TimeZone zone = absl::LocalTimeZone();
     // The live sample count of dataset "ns/name" (the dataset monitor's latest result); nullopt
@@ -114,7 +121,14 @@ class JobManager final : public ResourceHandler {
   bool HoldsDataset(const Job& job) const;
   std::optional<std::string> DatasetUrl(const Job& job) const;
   std::optional<std::string> ModelUrl(const std::string& ns, const std::string& name) const;
-  std::string HostPath(const std::string& path) const;
+  // The LC-local path of a host path in a data root (OutsideDataRoots otherwise).
+  absl::StatusOr<std::string> LocalPath(const std::string& host_path) const;
+  // Writes a host file atomically; the error names the host path and the cause.
+  absl::Status WriteHostFile(const std::string& host_path, const std::string& contents) const;
+  // Reports Failed(stage) with `reason` (a file could not be written) and holds the job's next
+  // attempt back for the train trigger's period, at least kWriteRetry.
+  void FailPreparation(Job& job, absl::Time now, std::string_view stage, std::string reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
 
@@ -132,7 +146,8 @@ std::string JobKey(const edge::v1::ObjectRef& ref);
 // Meta key of a job's state.
 std::string JobStateMetaKey(const edge::v1::ObjectRef& ref);
 // Writes `contents` to `path` atomically (temp file in the same directory + rename), creating
-// the parent directories.
+// the parent directories. The error says which step failed and why ("creating its directory:
+// Read-only file system"), not the path: the caller names it as its user knows it.
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 }  // namespace nereid::lc::trigger

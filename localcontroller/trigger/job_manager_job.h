@@ -21,6 +21,8 @@ inline constexpr char kWaiting[] = "Waiting";
 inline constexpr char kStarting[] = "Starting";
 // When the database or the dataset count is not available yet.
 inline constexpr absl::Duration kRetry = absl::Seconds(5);
+// The least wait before a write that failed (reported as Failed) is tried again.
+inline constexpr absl::Duration kWriteRetry = absl::Minutes(1);
 
 struct JobManager::Job {
   edge::v1::ObjectRef ref;
@@ -44,6 +46,7 @@ struct JobManager::Job {
   std::string last_event;  // base64 of the last TriggerEvent sent, for a resend
   absl::Time reported_at = absl::InfinitePast();
   absl::Time next_check = absl::InfinitePast();
+  absl::Time write_retry_at = absl::InfinitePast();  // after a failed write (FailPreparation)
 };
 
 }  // namespace nereid::lc::trigger

@@ -4,8 +4,14 @@
 
 #include "localcontroller/trigger/job_manager.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -20,6 +26,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/status/macros.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
 #include "localcontroller/trigger/job_manager_job.h"
 
@@ -77,22 +84,67 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   std::error_code ec;
   const std::filesystem::path target(path);
   std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("creating ", target.parent_path().string(), ": ", ec.message()));
-  }
+  if (ec) return absl::InternalError(absl::StrCat("creating its directory: ", ec.message()));
   const std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << contents;
-    out.flush();
-    if (!out) return absl::InternalError(absl::StrCat("writing ", tmp));
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::InternalError(absl::StrCat("creating a temporary file: ", std::strerror(errno)));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  std::string_view rest = contents;
+  int err = 0;
+  while (!rest.empty() && err == 0) {
+    const ssize_t n = write(fd, rest.data(), rest.size());
+    if (n < 0 && errno != EINTR) err = errno;
+    if (n > 0) rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
     std::remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat("renaming ", tmp, " to ", path));
+    return absl::InternalError(absl::StrCat("renaming it into place: ", std::strerror(err)));
+  }
+  if (err != 0) {
+    std::remove(tmp.c_str());
+    return absl::InternalError(absl::StrCat("writing a temporary file: ", std::strerror(err)));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> JobManager::LocalPath(const std::string& host_path) const {
+  RETURN_IF_ERROR(options_.data_roots.Check(host_path));
+  const size_t relative = host_path.find_first_not_of('/');
+  if (options_.host_root.empty() || options_.host_root == "/") return host_path;
+  if (relative == std::string::npos) return options_.host_root;
+  return JoinPath(options_.host_root, host_path.substr(relative));
+}
+
+absl::Status JobManager::WriteHostFile(const std::string& host_path,
+                                       const std::string& contents) const {
+  absl::StatusOr<std::string> local = LocalPath(host_path);
+  if (!local.ok()) return local.status();
+  absl::Status s = WriteFileAtomically(*local, contents);
+  if (s.ok()) return s;
+  std::string message = absl::StrCat("writing ", host_path, ": ", s.message());
+  if (absl::StrContains(message, std::strerror(EROFS))) {
+    absl::StrAppend(&message,
+                    " (the LC's mount of this directory is read-only: it must lie in a writable "
+                    "data root, deploy/README.md \"Data roots\")");
+  }
+  return absl::Status(s.code(), message);
+}
+
+void JobManager::FailPreparation(Job& job, absl::Time now, std::string_view stage,
+                                 std::string reason) {
+  LOG(WARNING) << "job manager: " << JobKey(job.ref) << ": " << reason << "; reporting Failed("
+               << stage << ")";
+  absl::Duration wait = kWriteRetry;
+  if (job.train_trigger.has_value()) wait = std::max(wait, job.train_trigger->check_period());
+  job.write_retry_at = now + wait;
+  v1::TriggerEvent event;
+  event.set_stage(std::string(stage));
+  event.set_status("Failed");
+  event.set_reason(std::move(reason));
+  if (!Report(job, event, job.state).ok()) job.next_check = now + kRetry;
 }
 
 bool JobManager::HoldsDataset(const Job& job) const {
@@ -120,14 +172,13 @@ std::optional<std::string> JobManager::ModelUrl(const std::string& ns,
   return resource->model().url();
 }
 
-std::string JobManager::HostPath(const std::string& path) const {
-  if (options_.host_root.empty() || options_.host_root == "/") return path;
-  return JoinPath(options_.host_root, path.substr(path.find_first_not_of('/')));
-}
-
 void JobManager::EvaluateTrain(Job& job, absl::Time now) {
   if (!job.train_trigger.has_value()) return;  // Logged at Apply.
   if (!HoldsDataset(job)) return;              // Another node evaluates the trigger.
+  if (now < job.write_retry_at) {
+    job.next_check = job.write_retry_at;
+    return;
+  }
   const Trigger& trigger = *job.train_trigger;
   job.next_check = now + trigger.check_period();
   const std::string dataset_key = absl::StrCat(job.ref.namespace_(), "/", job.dataset_name);
@@ -158,26 +209,26 @@ void JobManager::EvaluateTrain(Job& job, absl::Time now) {
   if (IsLocalPath(job.output_dir) && dataset_url.has_value() && IsLocalPath(*dataset_url)) {
     // Sedna's layout: the round's train samples and (the trainProb remainder) eval samples.
     const bool csv = absl::EndsWithIgnoreCase(*dataset_url, ".csv");
+    absl::StatusOr<std::string> dataset_path = LocalPath(*dataset_url);
     std::optional<std::vector<std::string>> samples =
-        ReadSamples(HostPath(*dataset_url), csv, consumed, *count);
+        dataset_path.ok() ? ReadSamples(*dataset_path, csv, consumed, *count) : std::nullopt;
     if (samples.has_value()) {
       const size_t split = std::min(samples->size(), static_cast<size_t>(train_count));
       const std::string train_file =
           JoinPath(job.output_dir, absl::StrCat("data/train/", round, "/data.txt"));
-      absl::Status s = WriteFileAtomically(HostPath(train_file), Lines(*samples, 0, split));
+      absl::Status s = WriteHostFile(train_file, Lines(*samples, 0, split));
+      const std::string eval_file =
+          JoinPath(job.output_dir, absl::StrCat("data/eval/", round, "/data.txt"));
+      if (s.ok() && split < samples->size()) {
+        s = WriteHostFile(eval_file, Lines(*samples, split, samples->size()));
+        if (s.ok()) eval_url = eval_file;
+      }
       if (!s.ok()) {
-        LOG(WARNING) << "job manager: " << JobKey(job.ref) << ": " << s << "; retrying";
-        job.next_check = now + kRetry;
-        return;
+        return FailPreparation(job, now, kTrain,
+                               absl::StrCat("cannot store the round's samples in the outputDir: ",
+                                            s.message()));
       }
       data_url = train_file;
-      if (split < samples->size()) {
-        const std::string eval_file =
-            JoinPath(job.output_dir, absl::StrCat("data/eval/", round, "/data.txt"));
-        absl::Status e =
-            WriteFileAtomically(HostPath(eval_file), Lines(*samples, split, samples->size()));
-        if (e.ok()) eval_url = eval_file;
-      }
     }
   }
   next.last_data_url = eval_url.empty() ? data_url : eval_url;
@@ -277,7 +328,7 @@ void JobManager::InstallDeploy(Job& job, absl::Time now) {
         {"model_config",
          {{"model_path", model_path},
           {"model_update_time", absl::FormatTime("%Y-%m-%d %H:%M:%S", now, absl::UTCTimeZone())}}}};
-    absl::Status s = WriteFileAtomically(HostPath(JoinPath(dir, kHotUpdateFile)), config.dump());
+    absl::Status s = WriteHostFile(JoinPath(dir, kHotUpdateFile), config.dump());
     if (!s.ok()) {
       event.set_status("Failed");
       event.set_reason(std::string(s.message()));
@@ -296,12 +347,17 @@ void JobManager::InstallDeploy(Job& job, absl::Time now) {
       s = absl::FailedPreconditionError(
           absl::StrCat("the deploy model ", job.deploy_model, " is not on this node"));
     } else if (IsLocalPath(model_path) && IsLocalPath(*target)) {
-      std::ifstream in(HostPath(model_path), std::ios::binary);
-      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      s = in.bad() || !std::filesystem::is_regular_file(HostPath(model_path))
-              ? absl::NotFoundError(
-                    absl::StrCat("the trained model ", model_path, " is not a readable file"))
-              : WriteFileAtomically(HostPath(*target), bytes);
+      absl::StatusOr<std::string> source = LocalPath(model_path);
+      if (!source.ok()) {
+        s = source.status();
+      } else {
+        std::ifstream in(*source, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        s = in.bad() || !std::filesystem::is_regular_file(*source)
+                ? absl::NotFoundError(
+                      absl::StrCat("the trained model ", model_path, " is not a readable file"))
+                : WriteHostFile(*target, bytes);
+      }
     }
     // Remote models (s3/http) are published by the training worker itself; nothing to copy.
     if (!s.ok()) {

@@ -20,7 +20,12 @@ to the read-only root, a missing mount) fails this test. Where this test departs
 Steps: install the kustomization and the GM's TLS Secret (deploy/install-gm-tls.sh); start the GM
 pod and probe it as the kubelet would (liveness, readiness = it leads); install each node's PKI
 (deploy/install-node-pki.sh) and start its LC pod; apply a Dataset and a Model for node-a and a
-Dataset for node-b and see them counted and verified in `kubectl get`; then stop the GM, restart
+Dataset for node-b and see them counted and verified in `kubectl get`; see node-a's LC unable to
+read the node's secrets (a root-owned 0600 key beside its data root, a kubelet-like
+/var/lib/kubelet: only the data roots are mounted) and Datasets pointing there fail with
+OutsideDataRoots; run an IncrementalLearningJob's train trigger through the LC as deployed (the
+round's samples written to the outputDir on the node) and see one whose outputDir is on the
+read-only mount fail with the cause in a condition and an Event; then stop the GM, restart
 node-a's LC container and see its state served from its database (the hostPath), start the GM
 again and see node-a's LC reconnect and report a changed dataset.
 
@@ -28,6 +33,7 @@ again and see node-a's LC reconnect and report a changed dataset.
 """
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -172,11 +178,143 @@ def model_verified(cluster, name):
                             "-o", "jsonpath={.status.verified}"]).strip() == "true"
 
 
+NODE_SECRETS = {  # host path -> content: what a compromised LC must not read
+    "/secret.key": "-----BEGIN PRIVATE KEY----- node key\n",
+    "/var/lib/kubelet/pki/kubelet-client-current.pem": "-----BEGIN PRIVATE KEY----- kubelet\n",
+    "/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~secret/token/token": "a-pod-token\n",
+}
+
+
+def node_secrets_unreadable(podman, cluster, node_root):
+    """Root-owned 0600 files beside the data root and under a kubelet-like /var/lib/kubelet: the
+    LC counts its dataset, but neither it (the same binary, user and mounts, through podman exec)
+    nor a Dataset pointing there can read them."""
+    for path, content in NODE_SECRETS.items():
+        host_file = os.path.join(node_root, path.lstrip("/"))
+        os.makedirs(os.path.dirname(host_file), exist_ok=True)
+        with open(host_file, "w") as out:
+            out.write(content)
+        os.chown(host_file, 0, 0)
+        os.chmod(host_file, 0o600)
+    container = "lc-node-a-localcontroller"
+
+    def count(url, *extra):
+        return podman.status("exec", container, "/usr/local/bin/localcontroller", "count",
+                             "--format", "txt", *extra, url)
+
+    counted = count("/data/train.txt")
+    if counted.returncode != 0 or counted.stdout.strip() != "7":
+        raise TestFailure(f"the LC container cannot count its dataset: {counted.stdout!r} "
+                          f"{counted.stderr!r}")
+    for path in NODE_SECRETS:
+        # Its own view of the node: /rootfs (what the daemon uses), and its whole filesystem.
+        for extra in ((), ("--host-root", "/")):
+            for url in (path, "/rootfs" + path):
+                result = count(url, *extra)
+                if result.returncode == 0:
+                    raise TestFailure(f"the LC container read {url} ({' '.join(extra)}): "
+                                      f"{result.stdout.strip()}")
+    log("LC node-a counts /data/train.txt (7) and cannot read " + ", ".join(NODE_SECRETS))
+
+    manifests = "".join(f"""
+---
+apiVersion: sedna.io/v1alpha1
+kind: Dataset
+metadata: {{name: secret-{i}, namespace: default}}
+spec: {{url: "{path}", format: txt, nodeName: node-a}}
+""" for i, path in enumerate(NODE_SECRETS))
+    cluster.kubectl(["apply", "-f", "-"], input_text=manifests)
+    for i, path in enumerate(NODE_SECRETS):
+        def refused(name=f"secret-{i}"):
+            status = json.loads(cluster.kubectl(["get", "dataset", name, "-n", "default",
+                                                 "-o", "json"])).get("status", {})
+            if status.get("numberOfSamples"):
+                raise TestFailure(f"Dataset {name} ({path}) was counted: {status}")
+            return status.get("reason") == "OutsideDataRoots"
+        wait_until(f"Dataset secret-{i} ({path}) refused with OutsideDataRoots", refused, WAIT)
+    log("Datasets pointing at the node's secrets fail with OutsideDataRoots")
+
+
+def incremental_learning_job(name, output_dir):
+    template = """
+      template:
+        spec:
+          nodeName: node-a
+          containers: [{{name: {0}, image: example.invalid/{0}:1}}]"""
+    return f"""
+---
+apiVersion: sedna.io/v1alpha1
+kind: IncrementalLearningJob
+metadata: {{name: {name}, namespace: default}}
+spec:
+  initialModel: {{name: node-a-model}}
+  dataset: {{name: node-a-dataset, trainProb: 0.8}}
+  trainSpec:{template.format("train")}
+    trigger:
+      checkPeriodSeconds: 5
+      condition: {{operator: ">", threshold: 1, metric: num_of_samples}}
+  evalSpec:{template.format("eval")}
+  deploySpec:
+    model: {{name: node-a-model, hotUpdateEnabled: true}}
+    trigger:
+      condition: {{operator: ">", threshold: 0.01, metric: precision_delta}}{template.format("infer")}
+  outputDir: "{output_dir}"
+"""
+
+
+def job_conditions(cluster, name):
+    job = json.loads(cluster.kubectl(["get", "incrementallearningjob", name, "-n", "default",
+                                      "-o", "json"]))
+    return job.get("status", {}).get("conditions", [])
+
+
+def incremental_learning_round(cluster, node_root, samples):
+    """The train trigger fires on node-a's dataset and the LC, as deployed, writes the round's
+    samples into the outputDir on the node; an outputDir on the read-only data mount is a Failed
+    condition and a TrainFailed Event that say why."""
+    cluster.kubectl(["apply", "-f", "-"], input_text=(
+        incremental_learning_job("il-writable", "/data/output/il-writable")
+        + incremental_learning_job("il-read-only", "/data/il-read-only")))
+    train_file = os.path.join(node_root, "data/output/il-writable/data/train/1/data.txt")
+    eval_file = os.path.join(node_root, "data/output/il-writable/data/eval/1/data.txt")
+    wait_until("IncrementalLearningJob il-writable's round 1 samples on the node",
+               lambda: os.path.exists(eval_file), WAIT)
+    train_lines = open(train_file).read().splitlines()
+    eval_lines = open(eval_file).read().splitlines()
+    if len(train_lines) != int(samples * 0.8) or len(train_lines) + len(eval_lines) != samples:
+        raise TestFailure(f"round 1 split {len(train_lines)}/{len(eval_lines)} of {samples}")
+    wait_until("il-writable: Train past Waiting (the LC's Ready(Train) reached the GM)",
+               lambda: any(c.get("stage") == "Train" and c.get("type") == "Ready"
+                           for c in job_conditions(cluster, "il-writable")), WAIT)
+    log(f"il-writable: the LC wrote round 1 ({len(train_lines)} train, {len(eval_lines)} eval "
+        "samples) to its outputDir and the GM started training")
+
+    def failed_with_cause():
+        for c in job_conditions(cluster, "il-read-only"):
+            if c.get("stage") == "Train" and c.get("type") == "Failed":
+                return c
+        return None
+    failed = wait_until("il-read-only: a Failed(Train) condition", failed_with_cause, WAIT)
+    message = failed.get("message", "")
+    if (failed.get("reason") != "PreparationFailed" or "Read-only file system" not in message
+            or "/data/il-read-only/data/train/1/data.txt" not in message):
+        raise TestFailure(f"il-read-only's failure does not say why: {failed}")
+    events = [e.get("message", "") for e in
+              json.loads(cluster.kubectl(["get", "events", "-n", "default", "-o", "json"]))["items"]
+              if e.get("involvedObject", {}).get("name") == "il-read-only"
+              and e.get("reason") == "TrainFailed"]
+    if not any("Read-only file system" in m for m in events):
+        raise TestFailure(f"no TrainFailed Event with the cause for il-read-only: {events!r}")
+    if os.path.exists(os.path.join(node_root, "data/il-read-only")):
+        raise TestFailure("the LC wrote into its read-only data mount")
+    log(f"il-read-only: Failed(Train) PreparationFailed with an Event: {message}")
+
+
 def test(source_dir, build_dir, work):
     require_private_network_namespace()
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    podman = Podman(build_dir)
+    podman = Podman(source_dir)
     cluster = Cluster(source_dir, build_dir, work)
     try:
         scenario(source_dir, work, podman, cluster)
@@ -247,7 +385,8 @@ def scenario(source_dir, work, podman, cluster):
     for node in NODES:
         probe_until_ok(lc_probes[node], f"LC {node}")
         check_container_settings(podman, f"lc-{node}-localcontroller", 0,
-                                 writable_mounts=["/var/lib/nereid"])
+                                 writable_mounts=["/var/lib/nereid", "/rootfs/data/output",
+                                                  "/rootfs/var/lib/sedna/model-hot-update"])
 
     def lc_connected(node):
         link = http_json(f"http://127.0.0.1:{NODES[node]}/api/v1/status").get("cloudLink", {})
@@ -271,6 +410,8 @@ def scenario(source_dir, work, podman, cluster):
         wait_until(f"Model {node}-model verified",
                    lambda n=node: model_verified(cluster, f"{n}-model"), WAIT)
     print(cluster.kubectl(["get", "datasets,models", "-n", "default"]), end="")
+    node_secrets_unreadable(podman, cluster, os.path.join(work, "node-a"))
+    incremental_learning_round(cluster, os.path.join(work, "node-a"), expected["node-a"][0])
 
     # Edge autonomy across a restart: the GM stopped, node-a's LC container restarted; it must
     # serve its Dataset and Model from its database on the hostPath, not from the cloud.

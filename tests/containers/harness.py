@@ -1,8 +1,8 @@
 """Shared helpers of the container tests: podman with the project's settings, bounded waits,
 HTTP probes, and process cleanup.
 
-The tests run podman as the build tree's scripts/build-images.sh configured it (the
-containers.conf it wrote under BUILD/images/), and fail loudly when podman cannot run here: a
+The tests run podman as scripts/build-images.sh configured it (the containers.conf it wrote under
+SOURCE/build-images/), and fail loudly when podman cannot run here: a
 container test never passes without having run a container.
 """
 
@@ -71,16 +71,16 @@ def http_json(url):
 class Podman:
     """podman with the build tree's project-local containers.conf."""
 
-    def __init__(self, build_dir):
+    def __init__(self, source_dir):
         self.binary = shutil.which("podman")
         if self.binary is None:
             raise TestFailure("podman is not installed: scripts/install-deps.sh --containers")
-        conf = os.path.join(build_dir, "images", "containers.conf")
+        conf = os.path.join(source_dir, "build-images", "containers.conf")
         self.env = dict(os.environ)
         if "CONTAINERS_CONF" not in self.env:
             if not os.path.exists(conf):
                 raise TestFailure(f"{conf} is missing: run scripts/build-images.sh --from-build "
-                                  f"{build_dir} first (ctest -L containers does)")
+                                  "BUILD first (ctest -L containers does)")
             self.env["CONTAINERS_CONF"] = conf
         self.pods = []
 

@@ -30,10 +30,14 @@ def image_tag(source_dir):
 
 
 def test(source_dir, build_dir):
+    before = sorted(os.listdir(build_dir))
     out = run([os.path.join(source_dir, "scripts", "build-images.sh"), "--tool", "podman",
                "--from-build", build_dir], timeout=600)
     print(out, end="")
-    podman = Podman(build_dir)
+    if sorted(os.listdir(build_dir)) != before:
+        raise TestFailure("build-images.sh --from-build changed the build tree: "
+                          f"{sorted(set(os.listdir(build_dir)) ^ set(before))}")
+    podman = Podman(source_dir)
     tag = image_tag(source_dir)
     for component, goal in SIZE_GOALS.items():
         image = f"nereid/{component}:{tag}"

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "common/api/yaml_json.h"
 #include "common/kube/object.h"
 #include "tests/support/subprocess.h"
@@ -427,11 +428,30 @@ TEST_CASE("deploy: LocalController DaemonSet") {
   CHECK(At(c, "livenessProbe.httpGet.path") == "/healthz");
   CHECK(At(c, "readinessProbe.httpGet.path") == "/readyz");
 
-  // The node's filesystem read-only at /rootfs; the database on its own writable hostPath; the
-  // node's own certificate from the node.
-  CHECK(At(Volume(lc, "rootfs"), "hostPath.path") == "/");
-  CHECK(Mount(c, "rootfs")["mountPath"] == "/rootfs");
-  CHECK(Mount(c, "rootfs")["readOnly"] == true);
+  // Of the node's filesystem only the data roots, each at /rootfs<path> and named in
+  // --data-roots, read-only but for the outputDirs and the hot-update files; the database on its
+  // own writable hostPath; the node's own certificate from the node.
+  std::vector<std::string> data_roots;
+  for (const Json& arg : c["args"]) {
+    const std::string a = arg;
+    if (a.rfind("--data-roots=", 0) == 0) data_roots = absl::StrSplit(a.substr(13), ',');
+  }
+  CHECK(data_roots == std::vector<std::string>{"/data", "/var/lib/sedna/model-hot-update"});
+  std::set<std::string> writable;
+  for (const Json& m : c["volumeMounts"]) {
+    const std::string mount_path = m["mountPath"];
+    const std::string host_path = At(Volume(lc, m["name"].get<std::string>()), "hostPath.path");
+    INFO(mount_path << " from " << host_path);
+    CHECK(host_path != "/");
+    if (mount_path.rfind("/rootfs/", 0) != 0) continue;
+    CHECK(mount_path == "/rootfs" + host_path);
+    CHECK(std::any_of(data_roots.begin(), data_roots.end(), [&](const std::string& root) {
+      return host_path == root || host_path.rfind(root + "/", 0) == 0;
+    }));
+    if (!m.value("readOnly", false)) writable.insert(host_path);
+  }
+  CHECK(writable == std::set<std::string>{"/data/output", "/var/lib/sedna/model-hot-update"});
+  CHECK(Mount(c, "data")["readOnly"] == true);
   CHECK(At(Volume(lc, "db"), "hostPath.type") == "DirectoryOrCreate");
   const std::string db_dir = Mount(c, "db")["mountPath"];
   CHECK_FALSE(Mount(c, "db").value("readOnly", false));
@@ -448,6 +468,73 @@ TEST_CASE("deploy: LocalController DaemonSet") {
     CHECK(found);
   }
   for (const Json& arg : c["args"]) CHECK(arg != "--insecure");
+}
+
+// `kubectl kustomize` of an overlay of deploy/ with the given components of deploy/optional/, as
+// the README tells users to write it (kustomize wants relative paths).
+std::vector<Json> RenderedWith(const std::vector<std::string>& components) {
+  TempDir overlay = MakeDir();
+  const std::string base = std::filesystem::relative(kDeploy, overlay.path()).string();
+  std::string text = "resources: [" + base + "]\ncomponents:\n";
+  for (const std::string& c : components) text += "  - " + base + "/optional/" + c + "\n";
+  REQUIRE(overlay.Write("kustomization.yaml", text).ok());
+  CommandResult r = Run({kKubectl, "kustomize", overlay.path()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto parsed = api::YamlToJson(r.out);
+  REQUIRE(parsed.ok());
+  return *parsed;
+}
+
+Json FindIn(const std::vector<Json>& docs, const std::string& kind, const std::string& name) {
+  for (const Json& doc : docs) {
+    if (doc.value("kind", "") == kind && kube::Name(doc) == name) return doc;
+  }
+  FAIL("no " << kind << " " << name);
+  return nullptr;
+}
+
+TEST_CASE("deploy: optional gm-on-control-plane lets the GM onto a tainted control plane") {
+  Json gm = FindIn(RenderedWith({"gm-on-control-plane"}), "Deployment", "gm");
+  const Json& pod = At(gm, "spec.template.spec");
+  CHECK(pod["nodeSelector"] == Json({{"node-role.kubernetes.io/control-plane", ""}}));
+  bool tolerates = false;
+  for (const Json& t : pod["tolerations"]) {
+    tolerates |= t["key"] == "node-role.kubernetes.io/control-plane" &&
+                 t["operator"] == "Exists" && t["effect"] == "NoSchedule";
+  }
+  CHECK(tolerates);
+  // Still never on an edge node; the default install is unchanged.
+  CHECK(At(pod, "affinity.nodeAffinity") == At(One("Deployment", "gm"), "spec.template.spec.affinity.nodeAffinity"));
+  CHECK_FALSE(At(One("Deployment", "gm"), "spec.template.spec").contains("tolerations"));
+}
+
+TEST_CASE("deploy: optional lc-gm-host-alias routes gm.sedna through /etc/hosts") {
+  Json lc = FindIn(RenderedWith({"lc-gm-host-alias"}), "DaemonSet", "lc");
+  const Json& aliases = At(lc, "spec.template.spec.hostAliases");
+  REQUIRE(aliases.size() == 1);
+  CHECK(aliases[0]["hostnames"] == Json::array({"gm.sedna"}));
+  CHECK_FALSE(aliases[0].value("ip", "").empty());
+  // The name the GM certificate carries, on the exposed port; the env is set once.
+  Json c = Container(lc, "localcontroller");
+  int gm_address = 0;
+  for (const Json& e : c["env"]) gm_address += e["name"] == "GM_ADDRESS";
+  CHECK(gm_address == 1);
+  const std::string address = EnvVar(c, "GM_ADDRESS")["value"];
+  CHECK(address.rfind("gm.sedna:", 0) == 0);
+  CHECK(EnvVar(c, "NODENAME") != nullptr);  // the other variables are kept
+}
+
+TEST_CASE("deploy: optional lc-whole-host-root is the old whole-node view, read-only") {
+  Json lc = FindIn(RenderedWith({"lc-whole-host-root"}), "DaemonSet", "lc");
+  Json c = Container(lc, "localcontroller");
+  CHECK(At(Volume(lc, "rootfs"), "hostPath.path") == "/");
+  CHECK(Mount(c, "rootfs")["mountPath"] == "/rootfs");
+  CHECK(Mount(c, "rootfs")["readOnly"] == true);
+  CHECK(c["args"].back() == "--data-roots=/");  // the last one wins
+  // The writable mounts are unchanged.
+  CHECK_FALSE(Mount(c, "output").value("readOnly", false));
+  CHECK_FALSE(Mount(c, "model-hot-update").value("readOnly", false));
 }
 
 // devapiserver on a free loopback port with kubectl bound to its kubeconfig.

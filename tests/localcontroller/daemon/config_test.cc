@@ -97,6 +97,15 @@ TEST_CASE("the documented command line is understood", "[lc][config]") {
   CHECK(help->help);
 }
 
+TEST_CASE("--data-roots takes absolute host paths, comma-separated", "[lc][config]") {
+  const std::vector<std::string> base = With({"--node", "edge-1", "--gm", "gm.sedna:9000"}, kTls);
+  CHECK(MustLoad(base).data_roots.empty());  // the whole host root
+  CHECK(MustLoad(With(base, {"--data-roots", "/data,/var/lib/sedna/model-hot-update"})).data_roots ==
+        std::vector<std::string>{"/data", "/var/lib/sedna/model-hot-update"});
+  CHECK(LoadError(With(base, {"--data-roots=/data,data"})) ==
+        "--data-roots: \"data\" is not an absolute host path (e.g. /data)");
+}
+
 TEST_CASE("Sedna's DaemonSet environment is honoured, flags win over it", "[lc][config]") {
   EnvLookup sedna = Env({{"NODENAME", "edge-9"},
                          {"GM_ADDRESS", "gm.sedna:9000"},

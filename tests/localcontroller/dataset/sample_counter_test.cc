@@ -24,9 +24,10 @@ using testing::TempDir;
 class Fixture {
  public:
   explicit Fixture(bool use_mmap = true) : Fixture(MappedAlways(use_mmap)) {}
-  explicit Fixture(const ReadOptions& read) {
+  explicit Fixture(const ReadOptions& read, std::vector<std::string> data_roots = {}) {
     CounterOptions options;
     options.host_root = root.path();
+    options.data_roots = DataRoots(data_roots);
     options.read = read;
     counter = std::make_unique<SampleCounter>(options);
   }
@@ -233,6 +234,41 @@ TEST_CASE("paths are confined to the host root", "[counter][confinement]") {
   REQUIRE(via_link.ok());
   CHECK(via_link->count == 1);
   CHECK(via_link->source == "/data/a.txt");
+}
+
+TEST_CASE("paths are confined to the data roots", "[counter][confinement]") {
+  Fixture f(ReadOptions{}, {"/data/", "/srv/models"});
+  f.root.Write("data/a.txt", "x\n");
+  f.root.Write("srv/models/m/b.txt", "x\ny\n");
+  f.root.Write("secret.key", "key\n");
+  f.root.Write("var/lib/kubelet/pods/p/token", "token\n");
+  f.root.Write("srv/other.txt", "x\n");
+  f.root.Symlink("/secret.key", "data/to_secret");
+  f.root.Symlink("../secret.key", "data/up_secret");
+  f.root.Symlink("/srv/models/m/b.txt", "data/to_model");
+
+  CHECK(f.CountOk("/data/a.txt", "txt") == 1);
+  CHECK(f.CountOk("data/a.txt", "txt") == 1);  // relative: from the host root
+  CHECK(f.CountOk("/srv/models/m/b.txt", "txt") == 2);
+  CHECK(f.CountOk("/data/to_model", "txt") == 2);  // a link from one data root to another
+  CHECK(f.CountOk("/srv/models", "dir") == 1);
+  for (const char* url : {"/secret.key", "/var/lib/kubelet/pods/p/token", "/srv/other.txt",
+                          "/data/../secret.key", "/data/to_secret", "/data/up_secret",
+                          "/datasets/a.txt", "/srv", "/"}) {
+    INFO(url);
+    CHECK(f.Reason(url, "txt") == "OutsideDataRoots");
+  }
+  absl::StatusOr<CountResult> outside = f.Count("/secret.key", "txt");
+  CHECK(outside.status().message() ==
+        "host path /secret.key is outside the LC's data roots (/data, /srv/models); mount its "
+        "directory as a data root (deploy/README.md, \"Data roots\")");
+  // The change watcher is not pointed outside either.
+  CHECK(ReasonOf(f.counter->WatchTargetFor("/var/lib/kubelet").status()) == "OutsideDataRoots");
+
+  // "/" among the data roots is the whole host root.
+  Fixture all(ReadOptions{}, {"/data", "/"});
+  all.root.Write("secret.key", "key\n");
+  CHECK(all.CountOk("/secret.key", "txt") == 1);
 }
 
 TEST_CASE("a grown file is counted from the checkpoint", "[counter][incremental]") {

@@ -50,11 +50,13 @@ struct Fixture {
     return *std::move(opened);
   }
 
-  std::unique_ptr<JobManager> MakeManager(std::string node = kNode) {
+  std::unique_ptr<JobManager> MakeManager(std::string node = kNode,
+                                          std::vector<std::string> data_roots = {}) {
     JobManager::Options o;
     o.db = db.get();
     o.node_name = std::move(node);
     o.host_root = root;
+    o.data_roots = dataset::DataRoots(data_roots);
     o.clock = &clock;
     o.zone = absl::UTCTimeZone();
     o.dataset_count = [this](const std::string& key) -> std::optional<uint64_t> {
@@ -381,6 +383,80 @@ TEST_CASE("deploy without hot update copies the trained model over the deploy mo
   g.Apply(other);
   g.manager->Poll();
   CHECK(g.Outbox().empty());
+}
+
+TEST_CASE("an outputDir that cannot be written is Failed(Train) with its cause, retried later") {
+  Fixture f;
+  f.WriteSamples(8);
+  // Something that is not a directory where the outputDir's data/ must go.
+  std::filesystem::create_directories(f.root + "/output");
+  { std::ofstream(f.root + "/output/data") << "not a directory"; }
+  f.Apply(f.Il("Train", "Waiting"));
+  f.manager->Poll();
+  std::vector<v1::StatusReport> reports = f.Outbox();
+  REQUIRE(reports.size() == 1);
+  const v1::TriggerEvent& e = reports[0].trigger();
+  CHECK(e.stage() == "Train");
+  CHECK(e.status() == "Failed");
+  // The host path (not the LC's /rootfs view) and the system's cause.
+  CHECK(e.reason().find("writing /output/data/train/1/data.txt: creating its directory: ") !=
+        std::string::npos);
+  CHECK(e.reason().find(f.root) == std::string::npos);
+  std::optional<JobState> state = f.manager->State("IncrementalLearningJob/default/il");
+  REQUIRE(state.has_value());
+  CHECK(state->rounds == 0);  // nothing consumed: the samples stay new
+  CHECK(state->consumed == 0);
+  f.AckAll();
+
+  // The GM records Failed(Train) and waits for the trigger again; the write is not retried at
+  // once (that would flood the job with failures), but after the trigger period (here the
+  // 1-minute floor).
+  f.Apply(f.Il("Train", "Failed", "2"));
+  f.manager->Poll();
+  f.Apply(f.Il("Train", "Waiting", "3"));
+  f.manager->Poll();
+  CHECK(f.Outbox().empty());
+  std::filesystem::remove(f.root + "/output/data");
+  f.clock.Advance(absl::Seconds(59));
+  f.manager->Poll();
+  CHECK(f.Outbox().empty());
+  f.clock.Advance(absl::Seconds(1));
+  f.manager->Poll();
+  reports = f.Outbox();
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].trigger().status() == "Ready");
+  CHECK(reports[0].trigger().num_of_samples() == 8);
+  CHECK(ReadFile(f.root + "/output/data/train/1/data.txt").find("img7.jpg") != std::string::npos);
+}
+
+TEST_CASE("paths outside the data roots are refused with a clear reason") {
+  Fixture f;
+  f.manager = f.MakeManager(kNode, {"/data", "/models"});
+  f.WriteSamples(8);
+  f.Apply(f.Il("Train", "Waiting"));  // outputDir /output is not a data root
+  f.manager->Poll();
+  std::vector<v1::StatusReport> reports = f.Outbox();
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].trigger().status() == "Failed");
+  CHECK(reports[0].trigger().reason().find(
+            "host path /output/data/train/1/data.txt is outside the LC's data roots "
+            "(/data, /models)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(f.root + "/output"));
+  f.AckAll();
+
+  // The hot-update directory too: Failed(Deploy), nothing written.
+  v1::Resource starting = f.Il("Deploy", "Starting", "2");
+  starting.mutable_incremental_learning_job()->mutable_current()->mutable_input()->add_models()
+      ->set_url("/models/new.pb");
+  f.Apply(starting);
+  f.manager->Poll();
+  reports = f.Outbox();
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].trigger().status() == "Failed");
+  CHECK(reports[0].trigger().reason().find("/var/lib/sedna/model-hot-update/default/"
+                                           "incrementallearningjob/il/model_config.json is "
+                                           "outside the LC's data roots") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(f.root + "/var/lib/sedna"));
 }
 
 TEST_CASE("the evaluation thread waits on the injected clock") {
