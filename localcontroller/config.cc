@@ -29,8 +29,8 @@ namespace {
 
 // One source of settings; unset fields leave the lower layers' values alone.
 struct Layer {
-  std::optional<std::string> node_name, gm_address, db_path, host_root, listen, tls_ca, tls_cert,
-      tls_key, log_level, s3_ca_file, s3_addressing;
+  std::optional<std::string> node_name, gm_address, db_path, host_root, listen, metrics_listen,
+      tls_ca, tls_cert, tls_key, log_level, s3_ca_file, s3_addressing;
   std::optional<bool> insecure;
   std::optional<absl::Duration> scan_period, model_check_period, model_http_check_period,
       keepalive_time, keepalive_timeout;
@@ -49,6 +49,7 @@ absl::Status Apply(const Layer& layer, const std::string& source, LcConfig& conf
   set(layer.db_path, config.db_path);
   set(layer.host_root, config.host_root);
   set(layer.listen, config.listen);
+  set(layer.metrics_listen, config.metrics_listen);
   set(layer.tls_ca, config.tls.ca_file);
   set(layer.tls_cert, config.tls.cert_file);
   set(layer.tls_key, config.tls.key_file);
@@ -134,6 +135,7 @@ const std::map<std::string, FlagSpec>& Flags() {
       {"db", {StringSetter(&Layer::db_path)}},
       {"host-root", {StringSetter(&Layer::host_root)}},
       {"listen", {StringSetter(&Layer::listen)}},
+      {"metrics-listen", {StringSetter(&Layer::metrics_listen)}},
       {"tls-ca", {StringSetter(&Layer::tls_ca)}},
       {"tls-cert", {StringSetter(&Layer::tls_cert)}},
       {"tls-key", {StringSetter(&Layer::tls_key)}},
@@ -247,6 +249,7 @@ absl::StatusOr<Layer> LoadFile(const std::string& path) {
       {"db", "db"},
       {"hostRoot", "host-root"},
       {"listen", "listen"},
+      {"metricsListen", "metrics-listen"},
       {"insecure", "insecure"},
       {"scanPeriod", "scan-period"},
       {"modelCheckPeriod", "model-check-period"},
@@ -364,6 +367,12 @@ absl::Status ValidateConfig(const LcConfig& c) {
       !listen.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--listen: ", listen.message()));
   }
+  if (!c.metrics_listen.empty()) {
+    if (absl::Status metrics = net::ParseHostPort(c.metrics_listen, net::kAllInterfaces).status();
+        !metrics.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--metrics-listen: ", metrics.message()));
+    }
+  }
   RETURN_IF_ERROR(net::ValidateTlsOptions(c.tls));
   for (const auto& [name, period] :
        {std::pair<const char*, absl::Duration>{"--scan-period", c.scan_period},
@@ -430,6 +439,7 @@ void PrintDaemonUsage(std::ostream& out) {
          "                       [--log-level debug|info|warning|error]\n"
          "                       [--s3-ca FILE] [--s3-addressing auto|path|virtual]\n"
          "                       [--keepalive-time 30s] [--keepalive-timeout 10s]\n"
+         "                       [--metrics-listen HOST:PORT]   (GET /metrics only; default off)\n"
          "       localcontroller count --format F [--host-root DIR] URL   (see count --help)\n"
          "\n"
          "The LocalController of a Nereid edge node: receives the node's objects from the\n"

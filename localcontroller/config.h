@@ -8,6 +8,7 @@
 //                   [--max-request-bytes N] [--http-threads N] [--http-max-connections N]
 //                   [--log-level LEVEL]
 //                   [--keepalive-time 30s] [--keepalive-timeout 10s]
+//                   [--metrics-listen HOST:PORT]
 // (`--flag value` and `--flag=value` both work.)
 //
 // Environment, as Sedna's LC DaemonSet sets it (docs/sedna-compatibility.md):
@@ -21,7 +22,7 @@
 // YAML file keys (unknown keys are refused, so a typo is not silently ignored):
 //   node, gm, db, hostRoot, listen, tls: {ca, cert, key}, insecure, scanPeriod,
 //   modelCheckPeriod, modelHttpCheckPeriod, maxRequestBytes, httpThreads, httpMaxConnections,
-//   logLevel,
+//   logLevel, metricsListen,
 //   keepaliveTime, keepaliveTimeout
 // Durations are Go-style strings ("90s", "1m30s", "1h") or integer seconds.
 //
@@ -47,6 +48,9 @@ struct LcConfig {
   std::string db_path;
   std::string host_root = "/rootfs";
   std::string listen = "127.0.0.1:9100";
+  // A second listener serving only GET /metrics ("" = none: /metrics is on `listen` alone). The
+  // only way to let a Prometheus off the node scrape the LC without opening its REST API.
+  std::string metrics_listen;
   net::TlsOptions tls;
   absl::Duration scan_period = absl::Seconds(60);
   absl::Duration model_check_period = absl::Seconds(60);
