@@ -148,40 +148,25 @@ prometheus::MetricFamily Counter(std::string name, std::string help, double valu
   return family;
 }
 
-// One series per dataset whose last scan failed (none while all count), so an alert can name it.
-prometheus::MetricFamily FailingDatasets(const dataset::DatasetMonitor& monitor) {
-  prometheus::MetricFamily family =
-      Family("nereid_lc_dataset_failing",
-             "1 for each dataset whose last scan failed, with the reason (no series while it "
-             "counts)",
-             prometheus::MetricType::Gauge);
-  for (const dataset::DatasetSpec& spec : monitor.Specs()) {
-    std::optional<dataset::ScanReport> last = monitor.Last(spec.key);
-    if (!last.has_value() || last->status.ok()) continue;
+// A gauge with one series (value 1) per tracked object whose last result `reason_of` names a
+// failure ("" = fine), labelled namespace, name and reason: none while all are fine, so an alert
+// names exactly what fails.
+// `Tracker` is the DatasetMonitor or the ModelKeeper: Specs() and Last(key).
+template <typename Tracker, typename ReasonOf>
+prometheus::MetricFamily FailingObjects(std::string name, std::string help,
+                                        const Tracker& tracker, const ReasonOf& reason_of) {
+  prometheus::MetricFamily family = Family(std::move(name), std::move(help),
+                                           prometheus::MetricType::Gauge);
+  for (const auto& spec : tracker.Specs()) {
+    const auto last = tracker.Last(spec.key);
+    if (!last.has_value()) continue;
+    std::string reason = reason_of(*last);
+    if (reason.empty()) continue;
     NsName object = SplitNsNameKey(spec.key);
     AddSample(family, 1,
               {{"namespace", std::move(object.ns)},
                {"name", std::move(object.name)},
-               {"reason", dataset::ReasonOf(last->status)}});
-  }
-  return family;
-}
-
-// One series per model whose last check found a problem (missing, digest mismatch, unreadable).
-prometheus::MetricFamily FailingModels(const model::ModelKeeper& keeper) {
-  prometheus::MetricFamily family =
-      Family("nereid_lc_model_failing",
-             "1 for each model whose last check failed, with the reason (no series while it is "
-             "fine)",
-             prometheus::MetricType::Gauge);
-  for (const model::ModelSpec& spec : keeper.Specs()) {
-    std::optional<model::ModelReport> last = keeper.Last(spec.key);
-    if (!last.has_value() || last->check.reason.empty()) continue;
-    NsName object = SplitNsNameKey(spec.key);
-    AddSample(family, 1,
-              {{"namespace", std::move(object.ns)},
-               {"name", std::move(object.name)},
-               {"reason", last->check.reason}});
+               {"reason", std::move(reason)}});
   }
   return family;
 }
@@ -408,14 +393,21 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   AddSample(s3_bytes, static_cast<double>(s3_transfers.bytes_sent), {{"direction", "sent"}});
   families.push_back(std::move(s3_bytes));
 
-  families.push_back(FailingDatasets(daemon_->monitor()));
+  families.push_back(FailingObjects(
+      "nereid_lc_dataset_failing",
+      "1 for each dataset whose last scan failed, with the reason (no series while it counts)",
+      daemon_->monitor(),
+      [](const dataset::ScanReport& scan) { return dataset::ReasonOf(scan.status); }));
 
   const model::ModelKeeper::Stats checks = daemon_->keeper().stats();
   families.push_back(Gauge("nereid_lc_models_tracked", "Models the LC verifies",
                            static_cast<double>(daemon_->keeper().size())));
   families.push_back(Counter("nereid_lc_model_checks_total", "Model checks finished",
                              static_cast<double>(checks.checks)));
-  families.push_back(FailingModels(daemon_->keeper()));
+  families.push_back(FailingObjects(
+      "nereid_lc_model_failing",
+      "1 for each model whose last check failed, with the reason (no series while it is fine)",
+      daemon_->keeper(), [](const model::ModelReport& report) { return report.check.reason; }));
   families.push_back(Counter("nereid_lc_model_hashed_bytes_total",
                              "Bytes hashed to verify models",
                              static_cast<double>(checks.bytes_hashed)));

@@ -357,15 +357,20 @@ TEST_CASE("Every call has a timeout", "[rest]") {
   CHECK(elapsed < std::chrono::seconds(5));
 }
 
-TEST_CASE("Unreachable server is Unavailable, not retried", "[rest]") {
+// The URL of a server that was just stopped: connections to it are refused.
+std::string UnreachableServerUrl() {
   int port = 0;
   {
     TestHttpServer closed;
     closed.Start();
     port = closed.port();
   }
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
+TEST_CASE("Unreachable server is Unavailable, not retried", "[rest]") {
   KubeConfig config;
-  config.server = "http://127.0.0.1:" + std::to_string(port);
+  config.server = UnreachableServerUrl();
   FakeClock clock;
   RestClient::Options options;
   options.clock = &clock;
@@ -454,14 +459,8 @@ TEST_CASE("The observer sees every attempt's code and every client-side wait", "
   CHECK(observer.waited() == absl::Seconds(1));
 
   // No answer at all: code 0.
-  int port = 0;
-  {
-    TestHttpServer closed;
-    closed.Start();
-    port = closed.port();
-  }
   KubeConfig config;
-  config.server = "http://127.0.0.1:" + std::to_string(port);
+  config.server = UnreachableServerUrl();
   RestClient::Options unreachable;
   unreachable.clock = &f.clock;
   unreachable.observer = &observer;
