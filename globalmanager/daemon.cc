@@ -69,6 +69,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(GmConfig config, DaemonOp
     rest.user_agent = "nereid-globalmanager";
     rest.qps = daemon->config_.kube_api_qps;
     rest.burst = daemon->config_.kube_api_burst;
+    rest.observer = daemon->kube_api_metrics_.get();
     ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> client,
                      kube::RestClient::Create(*kube_config, rest));
     daemon->owned_client_ = std::move(client);
@@ -84,7 +85,8 @@ Daemon::Daemon(GmConfig config, DaemonOptions options)
     : config_(std::move(config)),
       options_(std::move(options)),
       registry_(std::make_shared<prometheus::Registry>()),
-      metrics_(std::make_unique<ControllerMetrics>(registry_)) {}
+      metrics_(std::make_unique<ControllerMetrics>(registry_)),
+      kube_api_metrics_(std::make_unique<KubeApiMetrics>(*registry_)) {}
 
 Daemon::~Daemon() { Stop(); }
 
@@ -214,7 +216,10 @@ absl::Status Daemon::Start() {
   HealthServer::Handlers handlers;
   handlers.healthy = [this] { return Healthy(); };
   handlers.ready = [this] { return Ready(); };
-  handlers.before_metrics = [this] { metrics_->SampleWorkQueues(); };
+  handlers.before_metrics = [this] {
+    metrics_->SampleWorkQueues();
+    metrics_->ready().Set(Ready().ok ? 1 : 0);
+  };
   absl::StatusOr<std::unique_ptr<HealthServer>> health =
       HealthServer::Start(config_.http_listen, registry_, std::move(handlers));
   if (!health.ok()) {

@@ -53,6 +53,7 @@
 #include "globalmanager/edgehub/edge_hub_dispatcher.h"
 #include "globalmanager/edgehub/server.h"
 #include "globalmanager/health_server.h"
+#include "globalmanager/kube_api_metrics.h"
 #include "prometheus/registry.h"
 
 namespace nereid::gm {
@@ -117,6 +118,7 @@ class Daemon {
   DaemonOptions options_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<ControllerMetrics> metrics_;
+  std::unique_ptr<KubeApiMetrics> kube_api_metrics_;  // the RestClient's observer
   std::unique_ptr<kube::KubeClient> owned_client_;
   kube::KubeClient* client_ = nullptr;
   std::string lease_namespace_;

@@ -59,6 +59,12 @@ absl::Status ValidateConfig(const LcConfig& c) {
       !listen.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--listen: ", listen.message()));
   }
+  if (!c.metrics_listen.empty()) {
+    if (absl::Status metrics = net::ParseHostPort(c.metrics_listen, net::kAllInterfaces).status();
+        !metrics.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--metrics-listen: ", metrics.message()));
+    }
+  }
   RETURN_IF_ERROR(net::ValidateTlsOptions(c.tls));
   for (const auto& [name, period] :
        {std::pair<const char*, absl::Duration>{"--scan-period", c.scan_period},
@@ -125,6 +131,10 @@ config::OptionSet RegisterOptions(LcConfig& c) {
       .Yaml("dataRoots");
   options.Add("listen", &c.listen, "REST address (Sedna's workers post to LC_SERVER here)")
       .Yaml("listen");
+  options.Add("metrics-listen", &c.metrics_listen,
+              "a second listener serving only GET /metrics (empty: none; /metrics stays on "
+              "--listen)")
+      .Yaml("metricsListen");
   options.Add("tls-ca", &c.tls.ca_file, "CA of the GM's certificate").Yaml("tls.ca");
   options.Add("tls-cert", &c.tls.cert_file, "this node's certificate").Yaml("tls.cert");
   options.Add("tls-key", &c.tls.key_file, "this node's key").Yaml("tls.key");

@@ -50,6 +50,9 @@ struct LcConfig {
   // directory must lie in (dataset/data_roots.h); empty: the whole host root.
   std::vector<std::string> data_roots;
   std::string listen = "127.0.0.1:9100";
+  // A second listener serving only GET /metrics ("" = none: /metrics is on `listen` alone). The
+  // only way to let a Prometheus off the node scrape the LC without opening its REST API.
+  std::string metrics_listen;
   net::TlsOptions tls;
   absl::Duration scan_period = absl::Seconds(60);
   absl::Duration model_check_period = absl::Seconds(60);

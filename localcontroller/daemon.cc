@@ -190,6 +190,7 @@ absl::Status Daemon::Start() {
 
   server::ServerOptions server_options;
   server_options.listen = config_.listen;
+  server_options.metrics_listen = config_.metrics_listen;
   server_options.max_body_bytes = config_.max_request_bytes;
   server_options.threads = config_.http_threads;
   server_options.max_connections = static_cast<unsigned>(config_.http_max_connections);

@@ -148,6 +148,29 @@ prometheus::MetricFamily Counter(std::string name, std::string help, double valu
   return family;
 }
 
+// A gauge with one series (value 1) per tracked object whose last result `reason_of` names a
+// failure ("" = fine), labelled namespace, name and reason: none while all are fine, so an alert
+// names exactly what fails.
+// `Tracker` is the DatasetMonitor or the ModelKeeper: Specs() and Last(key).
+template <typename Tracker, typename ReasonOf>
+prometheus::MetricFamily FailingObjects(std::string name, std::string help,
+                                        const Tracker& tracker, const ReasonOf& reason_of) {
+  prometheus::MetricFamily family = Family(std::move(name), std::move(help),
+                                           prometheus::MetricType::Gauge);
+  for (const auto& spec : tracker.Specs()) {
+    const auto last = tracker.Last(spec.key);
+    if (!last.has_value()) continue;
+    std::string reason = reason_of(*last);
+    if (reason.empty()) continue;
+    NsName object = SplitNsNameKey(spec.key);
+    AddSample(family, 1,
+              {{"namespace", std::move(object.ns)},
+               {"name", std::move(object.name)},
+               {"reason", std::move(reason)}});
+  }
+  return family;
+}
+
 }  // namespace
 
 absl::Status DaemonStateView::Ready() {
@@ -370,11 +393,21 @@ std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   AddSample(s3_bytes, static_cast<double>(s3_transfers.bytes_sent), {{"direction", "sent"}});
   families.push_back(std::move(s3_bytes));
 
+  families.push_back(FailingObjects(
+      "nereid_lc_dataset_failing",
+      "1 for each dataset whose last scan failed, with the reason (no series while it counts)",
+      daemon_->monitor(),
+      [](const dataset::ScanReport& scan) { return dataset::ReasonOf(scan.status); }));
+
   const model::ModelKeeper::Stats checks = daemon_->keeper().stats();
   families.push_back(Gauge("nereid_lc_models_tracked", "Models the LC verifies",
                            static_cast<double>(daemon_->keeper().size())));
   families.push_back(Counter("nereid_lc_model_checks_total", "Model checks finished",
                              static_cast<double>(checks.checks)));
+  families.push_back(FailingObjects(
+      "nereid_lc_model_failing",
+      "1 for each model whose last check failed, with the reason (no series while it is fine)",
+      daemon_->keeper(), [](const model::ModelReport& report) { return report.check.reason; }));
   families.push_back(Counter("nereid_lc_model_hashed_bytes_total",
                              "Bytes hashed to verify models",
                              static_cast<double>(checks.bytes_hashed)));

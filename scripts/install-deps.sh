@@ -20,7 +20,9 @@ PACKAGES=(
   openssl curl procps
   libcurl4-openssl-dev
   nodejs
+  prometheus
 )
+# prometheus: the real server and promtool for tests/monitoring (rules, live scrapes, alerts).
 # podman/buildah with the runc runtime and catatonit (the pods' infra process); mmdebstrap
 # bootstraps the from-source build's base image from apt; the container tests are Python
 # (python3-yaml reads the rendered manifests) and run in their own network namespace (iproute2).

@@ -123,6 +123,7 @@ std::string RestClient::Authorization() {
 void RestClient::Throttle(std::string_view what) {
   const absl::Duration wait = limiter_.Reserve();
   if (wait <= absl::ZeroDuration()) return;
+  if (options_.observer != nullptr) options_.observer->OnThrottled(wait);
   // As client-go: a long client-side wait is worth a line, it explains slow reconciles.
   if (wait >= absl::Seconds(1)) {
     LOG(INFO) << "waiting " << wait << " for client-side throttling (qps " << options_.qps
@@ -183,6 +184,9 @@ absl::StatusOr<RestClient::Response> RestClient::Send(const Request& request) {
     absl::StatusOr<Response> response = SendOnce(request, fresh_connection,
                                                  &reused_connection_broke);
     fresh_connection = false;
+    if (options_.observer != nullptr) {
+      options_.observer->OnResponse(request.method, response.ok() ? response->status : 0);
+    }
     const bool retries_left = attempt < options_.max_retries;
     if (!response.ok()) {
       // A pooled keep-alive connection the server closed just as we used it: a GET is safe to

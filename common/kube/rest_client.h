@@ -32,6 +32,17 @@ namespace nereid::kube {
 
 class HttpTransport;
 
+// Told of every answered or failed request and of every client-side throttling wait (the GM
+// turns them into metrics). Called on the caller's thread; must be thread-safe and quick.
+class RequestObserver {
+ public:
+  virtual ~RequestObserver() = default;
+  // `code`: the HTTP status of one attempt, or 0 when no answer came (connection, TLS, timeout).
+  virtual void OnResponse(std::string_view method, int code) = 0;
+  // A request waited `waited` for the client-side rate limit.
+  virtual void OnThrottled(absl::Duration waited) = 0;
+};
+
 class RestClient final : public KubeClient {
  public:
   struct Options {
@@ -50,6 +61,7 @@ class RestClient final : public KubeClient {
     size_t max_watch_event_bytes = 16 << 20;
     size_t max_idle_connections = 16;
     std::string user_agent;  // Default "nereid/<version>".
+    RequestObserver* observer = nullptr;  // optional; must outlive the client
     Clock* clock = Clock::Real();
   };
 

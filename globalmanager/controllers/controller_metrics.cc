@@ -58,6 +58,12 @@ ControllerMetrics::ControllerMetrics(std::shared_ptr<prometheus::Registry> regis
                  .Help("1 while this GM replica holds the leader Lease and runs the controllers")
                  .Register(r)
                  .Add({});
+  ready_ = &prometheus::BuildGauge()
+                .Name("nereid_gm_ready")
+                .Help("1 while this GM replica is ready (/readyz 200: it leads, its caches synced "
+                      "and its edge hub serves), sampled at each scrape")
+                .Register(r)
+                .Add({});
   queue_depth_ = &prometheus::BuildGauge()
                       .Name("nereid_gm_workqueue_depth")
                       .Help("Keys queued and ready for a worker, by controller")

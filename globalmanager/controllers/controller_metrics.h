@@ -8,6 +8,7 @@
 //   nereid_gm_report_duration_seconds{kind}                    (histogram; queue wait included)
 //   nereid_gm_report_queue_depth                                (reports waiting for a worker)
 //   nereid_gm_leader                                            (1 while this replica leads)
+//   nereid_gm_ready                                             (1 while /readyz answers 200)
 //   nereid_gm_workqueue_depth{controller}        keys ready for a worker   } sampled from each
 //   nereid_gm_workqueue_waiting{controller}      keys waiting for a retry  } running controller's
 //   nereid_gm_workqueue_processing{controller}   keys a worker holds       } queue at each scrape
@@ -45,6 +46,7 @@ class ControllerMetrics {
   void ObserveReport(const std::string& kind, ReportResult result, absl::Duration duration);
   prometheus::Gauge& report_queue_depth() { return *report_queue_depth_; }
   prometheus::Gauge& leader() { return *leader_; }
+  prometheus::Gauge& ready() { return *ready_; }
 
   // A running controller's queue, sampled by SampleWorkQueues until untracked (then its gauges
   // read 0: a stopped controller holds no work).
@@ -65,6 +67,7 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Histogram>* report_duration_;
   prometheus::Gauge* report_queue_depth_;
   prometheus::Gauge* leader_;
+  prometheus::Gauge* ready_;
   prometheus::Family<prometheus::Gauge>* queue_depth_;
   prometheus::Family<prometheus::Gauge>* queue_waiting_;
   prometheus::Family<prometheus::Gauge>* queue_processing_;

@@ -154,6 +154,7 @@ void EdgeHub::SetAcceptingStreams(bool accepting) {
     if (accepting_ == accepting) return;
     accepting_ = accepting;
     if (!accepting) {
+      metrics_.disconnected_nodes().Clear();
       for (auto& [node, state] : nodes_) {
         if (state.session != nullptr) sessions.push_back(state.session);
       }
@@ -388,6 +389,7 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
     } else {
       metrics_.connected_nodes().Set(++connected_);
     }
+    metrics_.disconnected_nodes().Connected(node);
   }
   if (replaced != nullptr) {
     LOG(INFO) << "edge hub: node " << node << ": a new stream replaces the previous one";
@@ -439,6 +441,10 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
     if (it != nodes_.end() && it->second.session == session) {
       it->second.session.reset();
       metrics_.connected_nodes().Set(--connected_);
+      // Sent to another replica, or cut off because this one stops serving: served elsewhere.
+      if (accepting_ && !shutting_down_ && session->finish_owner().empty()) {
+        metrics_.disconnected_nodes().Disconnected(session->node(), options_.clock->Now());
+      }
     }
   }
   LOG(INFO) << "edge hub: node " << session->node() << " stream " << session->id()

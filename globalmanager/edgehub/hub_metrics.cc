@@ -10,6 +10,7 @@ HubMetrics::HubMetrics(std::shared_ptr<prometheus::Registry> registry)
                           .Help("Edge nodes with an established Sync stream")
                           .Register(r)
                           .Add({});
+  disconnected_nodes_ = std::make_unique<DisconnectedNodes>(r);
   auto gauge = [&r](const char* name, const char* help) {
     return &prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
   };

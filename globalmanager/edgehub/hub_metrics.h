@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "globalmanager/edgehub/disconnected_nodes.h"
 #include "globalmanager/edgehub/node_queue_depths.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -25,6 +26,8 @@ class HubMetrics {
   NodeQueueDepths& queue_depths() { return *queue_depths_; }
 
   prometheus::Gauge& connected_nodes() { return *connected_nodes_; }
+  // Nodes whose stream here ended and that have not come back (disconnected_nodes.h).
+  DisconnectedNodes& disconnected_nodes() { return *disconnected_nodes_; }
   prometheus::Counter& changes_acked() { return *changes_acked_; }
   prometheus::Counter& changes_nacked() { return *changes_nacked_; }
   // Streams refused because the Hello named another node than the client certificate.
@@ -99,6 +102,7 @@ class HubMetrics {
   prometheus::Histogram* dispatch_writing_;
   prometheus::Histogram* dispatch_at_node_;
   std::unique_ptr<NodeQueueDepths> queue_depths_;
+  std::unique_ptr<DisconnectedNodes> disconnected_nodes_;
 };
 
 }  // namespace nereid::gm

@@ -63,6 +63,11 @@ grpc::Status Session::finish_status() const {
   return finish_status_;
 }
 
+std::string Session::finish_owner() const {
+  absl::MutexLock lock(&mu_);
+  return finish_owner_;
+}
+
 void Session::Pump() {
   SessionTransport* transport = nullptr;
   bool finish = false;

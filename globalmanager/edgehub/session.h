@@ -78,6 +78,8 @@ class Session {
   void Pump();
   bool finishing() const;
   grpc::Status finish_status() const;
+  // The replica the node was sent to when the stream finished ("" when none).
+  std::string finish_owner() const;
 
   // --- established by the Hello (hub, under its lock) ---
   // Records the node and what it holds; queues the HelloReply. The queue's length is reported to

@@ -81,6 +81,7 @@ class LcServer::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Listen() {
+    if (!options_.metrics_listen.empty()) RETURN_IF_ERROR(ListenForMetrics());
     ASSIGN_OR_RETURN(net::HostPort address,
                      net::ParseHostPort(options_.listen, net::kAllInterfaces));
     HttpListenerOptions listener;
@@ -100,9 +101,11 @@ class LcServer::Impl {
 
   void Stop() {
     if (listener_ != nullptr) listener_->Stop();
+    if (metrics_listener_ != nullptr) metrics_listener_->Stop();
   }
 
   int port() const { return listener_->port(); }
+  int metrics_port() const { return metrics_listener_ ? metrics_listener_->port() : 0; }
   std::string url() const {
     return absl::StrCat("http://", net::HostPort{host_, port()}.ToString());
   }
@@ -119,14 +122,7 @@ class LcServer::Impl {
       if (!ready.ok()) return ErrorReply(503, ToStd(ready.message()));
       return JsonReply(200, {{"status", "ok"}});
     });
-    router_.Add("GET", "/metrics", [this](const Call&) {
-      std::vector<prometheus::MetricFamily> families = registry_->Collect();
-      std::vector<prometheus::MetricFamily> state = view_->CollectMetrics();
-      families.insert(families.end(), std::make_move_iterator(state.begin()),
-                      std::make_move_iterator(state.end()));
-      return Reply{200, prometheus::TextSerializer().Serialize(families),
-                   "text/plain; version=0.0.4; charset=utf-8"};
-    });
+    router_.Add("GET", "/metrics", [this](const Call&) { return MetricsReply(); });
     router_.Add("GET", "/api/v1/status", [this](const Call&) {
       absl::StatusOr<StatusInfo> status = view_->Status();
       if (!status.ok()) return StatusReply(status.status());
@@ -163,6 +159,46 @@ class LcServer::Impl {
       for (const worker::WorkerRecord& w : intake_->Workers()) items.push_back(ToJson(w));
       return JsonReply(200, {{"items", std::move(items)}});
     });
+  }
+
+  Reply MetricsReply() {
+    std::vector<prometheus::MetricFamily> families = registry_->Collect();
+    std::vector<prometheus::MetricFamily> state = view_->CollectMetrics();
+    families.insert(families.end(), std::make_move_iterator(state.begin()),
+                    std::make_move_iterator(state.end()));
+    return Reply{200, prometheus::TextSerializer().Serialize(families),
+                 "text/plain; version=0.0.4; charset=utf-8"};
+  }
+
+  // The metrics-only listener: small (one thread, few connections), since only a scraper calls.
+  absl::Status ListenForMetrics() {
+    ASSIGN_OR_RETURN(net::HostPort address,
+                     net::ParseHostPort(options_.metrics_listen, net::kAllInterfaces));
+    HttpListenerOptions listener;
+    listener.host = address.host;
+    listener.port = address.port;
+    listener.max_body_bytes = 1024;
+    listener.threads = 1;
+    listener.max_connections = 64;
+    listener.idle_timeout = options_.idle_timeout;
+    ASSIGN_OR_RETURN(metrics_listener_,
+                     HttpListener::Start(listener, [this](const HttpRequest& request) {
+                       if (request.path != "/metrics") {
+                         return Answer(request.path, 404,
+                                       "this port serves GET /metrics only");
+                       }
+                       if (request.method != "GET") {
+                         HttpResponse response = Answer(request.path, 405, "use GET");
+                         response.headers.emplace_back("Allow", "GET");
+                         return response;
+                       }
+                       Reply reply = MetricsReply();
+                       return HttpResponse{reply.status, std::move(reply.body),
+                                           std::move(reply.content_type), {}};
+                     }));
+    LOG(INFO) << "lc server: metrics on http://"
+              << net::HostPort{address.host, metrics_listener_->port()}.ToString() << "/metrics";
+    return absl::OkStatus();
   }
 
   HttpResponse Dispatch(const HttpRequest& request) {
@@ -214,6 +250,7 @@ class LcServer::Impl {
   prometheus::Family<prometheus::Counter>& requests_;
   Router<Handler> router_;
   std::string host_;
+  std::unique_ptr<HttpListener> metrics_listener_;
   std::unique_ptr<HttpListener> listener_;  // last: stopped (joined) before the routes go
 };
 
@@ -234,5 +271,7 @@ void LcServer::Stop() { impl_->Stop(); }
 int LcServer::port() const { return impl_->port(); }
 
 std::string LcServer::url() const { return impl_->url(); }
+
+int LcServer::metrics_port() const { return impl_->metrics_port(); }
 
 }  // namespace nereid::lc::server

@@ -19,6 +19,9 @@
 //
 // The transport is HttpListener (event loop on `threads` threads): slow clients wait in poll()
 // and do not hold the threads that serve worker reports.
+//
+// With `metrics_listen` set, a second listener (one thread) serves GET /metrics alone, so a
+// Prometheus off the node can scrape it while the REST API stays on the node's loopback.
 
 #include <memory>
 #include <string>
@@ -37,6 +40,7 @@ struct ServerOptions {
   int threads = 4;
   unsigned max_connections = 4096;  // open at once; also needs as many file descriptors
   absl::Duration idle_timeout = absl::Seconds(10);  // a silent connection is closed after this
+  std::string metrics_listen;  // "" = /metrics only on `listen`; else also HOST:PORT, /metrics only
   // Where the per-status-code request counter lives (also served on /metrics); null = private.
   std::shared_ptr<prometheus::Registry> registry;
 };
@@ -58,6 +62,8 @@ class LcServer {
   int port() const;
   // "http://HOST:PORT" of the listener.
   std::string url() const;
+  // The metrics listener's port; 0 without one.
+  int metrics_port() const;
 
  private:
   class Impl;

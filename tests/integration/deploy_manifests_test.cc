@@ -390,11 +390,20 @@ TEST_CASE("deploy: GlobalManager Deployment, config and Service") {
   Json svc = One("Service", "gm");
   CHECK(At(svc, "spec.type") == "ClusterIP");
   CHECK(At(svc, "spec.selector") == At(gm, "spec.selector.matchLabels"));
-  REQUIRE(At(svc, "spec.ports").size() == 1);
+  REQUIRE(At(svc, "spec.ports").size() == 2);
   const Json& port = At(svc, "spec.ports")[0];
   CHECK(port["port"] == 9000);
   CHECK(port["targetPort"] == "edgehub");
   CHECK(port["name"].get<std::string>().rfind("tcp-", 0) == 0);
+  // /metrics for a ServiceMonitor, and the scrape annotations on the pods for the others.
+  const Json& metrics = At(svc, "spec.ports")[1];
+  CHECK(metrics["name"] == "metrics");
+  CHECK(metrics["port"] == ports["http"]);
+  CHECK(metrics["targetPort"] == "http");
+  const Json& annotations = At(gm, "spec.template.metadata.annotations");
+  CHECK(annotations["prometheus.io/scrape"] == "true");
+  CHECK(annotations["prometheus.io/port"] == std::to_string(ports["http"]));
+  CHECK(annotations["prometheus.io/path"] == "/metrics");
 }
 
 TEST_CASE("deploy: LocalController DaemonSet") {

@@ -357,15 +357,20 @@ TEST_CASE("Every call has a timeout", "[rest]") {
   CHECK(elapsed < std::chrono::seconds(5));
 }
 
-TEST_CASE("Unreachable server is Unavailable, not retried", "[rest]") {
+// The URL of a server that was just stopped: connections to it are refused.
+std::string UnreachableServerUrl() {
   int port = 0;
   {
     TestHttpServer closed;
     closed.Start();
     port = closed.port();
   }
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
+TEST_CASE("Unreachable server is Unavailable, not retried", "[rest]") {
   KubeConfig config;
-  config.server = "http://127.0.0.1:" + std::to_string(port);
+  config.server = UnreachableServerUrl();
   FakeClock clock;
   RestClient::Options options;
   options.clock = &clock;
@@ -400,6 +405,69 @@ TEST_CASE("Client-side QPS limit waits on the clock", "[rest]") {
   REQUIRE(run.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   CHECK(run.get());
   CHECK(f.server.request_count() == 4);
+}
+
+class RecordingObserver final : public RequestObserver {
+ public:
+  void OnResponse(std::string_view method, int code) override {
+    absl::MutexLock lock(&mu_);
+    responses_.push_back(std::string(method) + " " + std::to_string(code));
+  }
+  void OnThrottled(absl::Duration waited) override {
+    absl::MutexLock lock(&mu_);
+    waited_ += waited;
+  }
+  std::vector<std::string> responses() {
+    absl::MutexLock lock(&mu_);
+    return responses_;
+  }
+  absl::Duration waited() {
+    absl::MutexLock lock(&mu_);
+    return waited_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::string> responses_ ABSL_GUARDED_BY(mu_);
+  absl::Duration waited_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST_CASE("The observer sees every attempt's code and every client-side wait", "[rest]") {
+  RecordingObserver observer;
+  RestClient::Options options;
+  options.qps = 1;
+  options.burst = 1;
+  options.observer = &observer;
+  Fixture f(options);
+  std::atomic<int> calls{0};
+  f.server.server().Get(".*", [&](const httplib::Request&, httplib::Response& res) {
+    if (calls.fetch_add(1) == 0) {
+      Reply(res, 429, StatusBody(429, "TooManyRequests", "slow down"));  // no Retry-After
+      return;
+    }
+    Reply(res, 200, Pod("ns1", "p1"));
+  });
+  CHECK_FALSE(f.client->Get(resources::Pods(), "ns1", "p1").ok());
+  // The burst of one is spent: the next request waits a second for its token.
+  auto result = std::async(std::launch::async,
+                           [&] { return f.client->Get(resources::Pods(), "ns1", "p1"); });
+  REQUIRE(Eventually([&] { return f.clock.timed_waiters() == 1; }));
+  f.clock.Advance(absl::Seconds(1));
+  REQUIRE(result.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(result.get().ok());
+  CHECK(observer.responses() == std::vector<std::string>{"GET 429", "GET 200"});
+  CHECK(observer.waited() == absl::Seconds(1));
+
+  // No answer at all: code 0.
+  KubeConfig config;
+  config.server = UnreachableServerUrl();
+  RestClient::Options unreachable;
+  unreachable.clock = &f.clock;
+  unreachable.observer = &observer;
+  auto client = RestClient::Create(config, unreachable);
+  REQUIRE(client.ok());
+  CHECK_FALSE((*client)->Get(resources::Pods(), "ns1", "p1").ok());
+  CHECK(observer.responses().back() == "GET 0");
 }
 
 TEST_CASE("Concurrent callers each get their answer", "[rest]") {

@@ -705,6 +705,56 @@ TEST_CASE("a reconnecting node is resynced from its inventory", "[edgehub]") {
   CHECK(changes == std::vector<std::string>{"upsert ds1@2", "upsert ds3@1", "remove ds2"});
 }
 
+// The hub's gauge `name` (with label node=`node`, or no label for ""); -1 without that series.
+double GaugeValue(EdgeHub& hub, const std::string& name, const std::string& node = "") {
+  for (const prometheus::MetricFamily& family : hub.metrics().registry().Collect()) {
+    if (family.name != name) continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      const bool match = node.empty() ? metric.label.empty()
+                                      : metric.label.size() == 1 && metric.label[0].value == node;
+      if (match) return metric.gauge.value;
+    }
+  }
+  return -1;
+}
+
+constexpr char kDisconnectedSince[] = "nereid_edgehub_node_disconnected_timestamp_seconds";
+
+TEST_CASE("a node whose stream ended counts as disconnected until it is back; one sent away does "
+          "not",
+          "[edgehub]") {
+  FakeClock clock(absl::FromUnixSeconds(1'000'000));
+  EdgeHub::Options options;
+  options.clock = &clock;
+  Fixture f(options);
+  f.hub->MarkSynced();
+  DisconnectedNodes& disconnected = f.hub->metrics().disconnected_nodes();
+  ConnectSynced(f, "edge-a", {})->Cancel();
+  REQUIRE(Eventually([&] { return disconnected.size() == 1; }));
+  CHECK(GaugeValue(*f.hub, kDisconnectedSince, "edge-a") == 1'000'000);
+  CHECK(GaugeValue(*f.hub, "nereid_edgehub_disconnected_nodes") == 1);
+
+  clock.Advance(absl::Seconds(30));
+  auto node = ConnectSynced(f, "edge-a", {});
+  CHECK(disconnected.size() == 0);
+  CHECK(GaugeValue(*f.hub, kDisconnectedSince, "edge-a") == -1);  // the series is gone, not 0
+
+  // Ownership moved: the node is served by another replica.
+  REQUIRE(f.hub->MoveNode("edge-a", "127.0.0.1:7"));
+  REQUIRE(Eventually([&] { return !f.hub->Node("edge-a").connected; }));
+  CHECK(disconnected.size() == 0);
+
+  // A replica that stops serving streams forgets its disconnected nodes, and does not count the
+  // nodes it cuts off.
+  ConnectSynced(f, "edge-b", {})->Cancel();
+  REQUIRE(Eventually([&] { return disconnected.size() == 1; }));
+  auto c = ConnectSynced(f, "edge-c", {});
+  f.hub->SetAcceptingStreams(false);
+  REQUIRE(Eventually([&] { return !f.hub->Node("edge-c").connected; }));
+  CHECK(disconnected.size() == 0);
+  CHECK(GaugeValue(*f.hub, kDisconnectedSince, "edge-b") == -1);
+}
+
 TEST_CASE("a node whose difference overflows the queue is told to come back", "[edgehub]") {
   EdgeHub::Options options;
   options.max_queue = 2;

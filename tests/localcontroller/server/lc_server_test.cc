@@ -131,6 +131,47 @@ TEST_CASE("a handler that throws gets a JSON 500 and the server keeps serving", 
   CHECK(status->status == 200);
 }
 
+TEST_CASE("the metrics listener serves GET /metrics and nothing else", "[lc][server]") {
+  FakeView view;
+  RecordingSink sink;
+  worker::WorkerIntake intake{worker::WorkerIntake::Options{&sink}};
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  auto without = LcServer::Start(options, &view, &intake);
+  REQUIRE(without.ok());
+  CHECK((*without)->metrics_port() == 0);
+
+  options.metrics_listen = "127.0.0.1:0";
+  auto server = LcServer::Start(options, &view, &intake);
+  REQUIRE(server.ok());
+  REQUIRE((*server)->metrics_port() != 0);
+  CHECK((*server)->metrics_port() != (*server)->port());
+  httplib::Client metrics("127.0.0.1", (*server)->metrics_port());
+  metrics.set_read_timeout(10, 0);
+  httplib::Result page = metrics.Get("/metrics");
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK_THAT(page->get_header_value("Content-Type"), Catch::StartsWith("text/plain"));
+  CHECK_THAT(page->body, Catch::Contains("nereid_lc_outbox_depth 3"));
+  // Neither the operator API nor worker reports are reachable through it.
+  for (const char* path : {"/api/v1/status", "/api/v1/datasets", "/healthz", "/readyz"}) {
+    INFO(path);
+    CheckError(metrics.Get(path), 404, "NotFound");
+  }
+  httplib::Result report = metrics.Post("/sedna/workers/w1/info", "{}", "application/json");
+  REQUIRE(report);
+  CHECK(report->status == 404);
+  CHECK(sink.size() == 0);
+  httplib::Result post = metrics.Post("/metrics", "x", "text/plain");
+  REQUIRE(post);
+  CHECK(post->status == 405);
+  CHECK(post->get_header_value("Allow") == "GET");
+
+  options.metrics_listen = "127.0.0.1";
+  CHECK(LcServer::Start(options, &view, &intake).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("start errors: bad listen address, address in use", "[lc][server]") {
   FakeView view;
   RecordingSink sink;
