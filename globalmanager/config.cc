@@ -144,6 +144,9 @@ const std::map<std::string, Flag>& Flags() {
        {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_relay; }),
         "while not the leader, relay the node streams that reach this replica to the leader "
         "(default true; false: send the nodes to the leader)"}},
+      {"edge-nodes",
+       {true, BoolSetter([](GmConfig& c) -> bool& { return c.edge_nodes; }),
+        "keep an EdgeNode object per connected node for `kubectl get en` (default true)"}},
       {"ready-while-relaying",
        {true, BoolSetter([](GmConfig& c) -> bool& { return c.ready_while_relaying; }),
         "while not the leader, report ready while relaying to a known leader, so a Service "
@@ -353,6 +356,7 @@ class FileLoader {
         {"edgeAdvertiseAddress", "edge-advertise-address"},
         {"edgeRelay", "edge-relay"},
         {"readyWhileRelaying", "ready-while-relaying"},
+        {"edgeNodes", "edge-nodes"},
         {"edgeShards", "edge-shards"},
         {"edgeMovesPerSecond", "edge-moves-per-second"},
         {"insecure", "insecure"},
