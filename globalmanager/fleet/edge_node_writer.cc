@@ -232,8 +232,8 @@ absl::Status EdgeNodeWriter::Write(const std::string& node) {
     }
     return absl::OkStatus();
   }
+  entry.uid = uid;  // made or read: not again after a failed patch
   if (!outcome.ok()) return outcome;
-  entry.uid = uid;
   entry.written = true;
   entry.fingerprint = fingerprint;
   entry.written_connected = snapshot.record.connected;
