@@ -107,7 +107,7 @@ void EdgeNodeWriter::OnNodeConnected(const NodeConnection& connection) {
 
 void EdgeNodeWriter::OnNodeDisconnected(std::string_view node, uint64_t stream, absl::Time at) {
   absl::MutexLock lock(&mu_);
-  auto it = entries_.find(node);
+  auto it = entries_.find(std::string(node));
   if (it == entries_.end()) return;
   NodeRecord& record = it->second.record;
   if (stream != record.stream || !record.connected) return;
@@ -120,7 +120,7 @@ void EdgeNodeWriter::OnNodeDisconnected(std::string_view node, uint64_t stream, 
 void EdgeNodeWriter::OnNodeSummary(std::string_view node, uint64_t stream,
                                    const edge::v1::NodeSummary& summary) {
   absl::MutexLock lock(&mu_);
-  auto it = entries_.find(node);
+  auto it = entries_.find(std::string(node));
   if (it == entries_.end() || it->second.record.stream != stream) return;
   ApplySummary(it->second.record, summary, options_.clock->Now());
   EnqueueLocked(it->first, it->second);
@@ -373,7 +373,11 @@ void EdgeNodeWriter::EndAdoptedConnections(absl::flat_hash_map<std::string, kube
       uid = entry.uid;
     }
     if (options_.events != nullptr) {
-      kube::ObjectReference ref{.api_version = kApiVersion, .kind = kKind, .name = node, .uid = uid};
+      kube::ObjectReference ref;
+      ref.api_version = kApiVersion;
+      ref.kind = kKind;
+      ref.name = node;
+      ref.uid = uid;
       options_.events->Record(
           ref, kube::EventType::kWarning, "Disconnected",
           absl::StrCat("the LocalController did not connect to GM replica ",
