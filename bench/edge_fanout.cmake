@@ -2,7 +2,8 @@
 # (edge_simulator/), create→ACK latency, reports/s, GM VmHWM (edge_fanout_bench.cc, RESULTS.md).
 add_subdirectory(edge_simulator)
 if(TARGET nereid_test_support)
-  add_executable(edge_fanout_bench edge_fanout_bench.cc edge_shards_phases.cc gm_restart_storm.cc)
+  add_executable(edge_fanout_bench edge_fanout_bench.cc edge_shards_phases.cc fleet_convergence.cc
+    gm_restart_storm.cc)
   target_link_libraries(edge_fanout_bench PRIVATE nereid_bench_setup nereid_edge_simulator
     nereid_test_support
     nereid_kube_rest nereid_api nereid_net nereid_httplib nlohmann_json::nlohmann_json

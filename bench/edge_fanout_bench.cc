@@ -23,6 +23,10 @@
 //       [--shards-join]  (as --shards, but the second replica starts after the connect phase: a
 //                         "join" phase measures how the leader hands it its share of the nodes,
 //                         at the GM's --edge-moves-per-second)
+//       [--edge-nodes on|off]  (the GM's EdgeNode objects, `kubectl get en`; default on, as the
+//                               GM's default: after connect and restart, the time until every
+//                               EdgeNode shows its node connected and the GM's requests for it;
+//                               off: the GM runs with --edge-nodes=false)
 //
 // Phases, each timed, with the GM's VmHWM/RSS and CPU time read from /proc after each:
 //   setup    gen-certs.sh makes the CA and the GM certificate; the N node certificates are issued
@@ -81,6 +85,7 @@
 #include "bench/edge_simulator/edge_simulator.h"
 #include "bench/edge_simulator/node_certs.h"
 #include "bench/edge_shards_phases.h"
+#include "bench/fleet_convergence.h"
 #include "bench/edge_simulator/proc_stats.h"
 #include "bench/gm_restart_storm.h"
 #include "common/api/sedna_contract.h"
@@ -123,6 +128,7 @@ struct Flags {
   int baseline_writes = 2000;
   int kubectl_objects = 1000;
   bool restart = false;
+  bool edge_nodes = true;  // the GM keeps EdgeNode objects (fleet_convergence.h)
   bool ignore_retry_after = false;  // the nodes back off on RETRY as LCs before retry_after did
   std::vector<std::string> gm_args;  // --gm-arg: more flags for the GM
   double settle_seconds = 0;  // pause after connect, create and report (GM memory snapshots)
@@ -168,6 +174,14 @@ config::OptionSet RegisterOptions(Flags& f) {
   options.Add("dir", &f.dir, "working directory (empty: a temporary one)");
   options.Add("gm-log-level", &f.gm_log_level, "the GM's --log-level");
   options.Add("namespace", &f.ns, "namespace of the Datasets");
+  options.AddCustom("edge-nodes", "on|off", "on", "the GM keeps EdgeNode objects (--edge-nodes)",
+                    [&f](std::string_view value, std::string*) -> absl::Status {
+                      if (value != "on" && value != "off") {
+                        return absl::InvalidArgumentError("needs on or off");
+                      }
+                      f.edge_nodes = value == "on";
+                      return absl::OkStatus();
+                    });
   options.AddSwitch("enforce", &f.enforce, true, "exit 1 when a target is missed");
   return options;
 }
@@ -237,6 +251,9 @@ class FanoutBench {
   absl::Status ChurnDatasets();
   void Settle(const std::string& after) const;
   absl::Status RestartGm();
+  // --edge-nodes on: waits until every EdgeNode shows its node connected since `since`.
+  absl::StatusOr<FleetConvergence> AwaitFleet(absl::Time since,
+                                              const ApiRequestCounts& requests_before);
   absl::Status BaselineWrites();
   absl::Status KubectlApply();
   absl::Status StopAll();
@@ -300,6 +317,7 @@ class FanoutBench {
   int baseline_done_ = 0;
   double baseline_seconds_ = 0;
   std::optional<RestartStorm> restart_;
+  std::optional<FleetConvergence> fleet_connect_, fleet_restart_;
   int kubectl_done_ = 0;
   double kubectl_seconds_ = 0;
   ProcStats gm_final_;
@@ -455,6 +473,7 @@ absl::Status FanoutBench::Setup() {
                   "--log-level", flags_.gm_log_level});
   if (flags_.relay) gm.argv.insert(gm.argv.end(), {"--edge-advertise-address", "127.0.0.1"});
   if (flags_.shards) gm.argv.push_back("--edge-shards");
+  if (!flags_.edge_nodes) gm.argv.push_back("--edge-nodes=false");
   gm.argv.insert(gm.argv.end(), flags_.gm_args.begin(), flags_.gm_args.end());
   gm.capture_stderr = true;  // Kept in memory and written to gm.log at the end.
   gm_options_ = gm;
@@ -483,6 +502,11 @@ absl::Status FanoutBench::Setup() {
 }
 
 absl::Status FanoutBench::ConnectNodes() {
+  ApiRequestCounts requests_before;
+  if (flags_.edge_nodes) {
+    ASSIGN_OR_RETURN(requests_before, FetchApiRequestCounts(api_port_, kGmUserAgent));
+  }
+  const absl::Time dialed = absl::Now();
   BeginPhase("connect");
   sim_->Connect();
   const int64_t nodes = flags_.nodes;
@@ -493,7 +517,21 @@ absl::Status FanoutBench::ConnectNodes() {
   }
   EndPhase();
   if (flags_.shards && !flags_.shards_join) shard_split_ = ShardSplit(Shards(), *sim_);
+  if (flags_.edge_nodes) ASSIGN_OR_RETURN(fleet_connect_, AwaitFleet(dialed, requests_before));
   return absl::OkStatus();
+}
+
+absl::StatusOr<FleetConvergence> FanoutBench::AwaitFleet(absl::Time since,
+                                                         const ApiRequestCounts& requests_before) {
+  absl::StatusOr<FleetConvergence> fleet =
+      AwaitFleetConnected(*client_, api_port_, flags_.nodes, since, requests_before,
+                          absl::Seconds(flags_.timeout_seconds));
+  if (fleet.ok()) {
+    std::cerr << absl::StrFormat("edge_fanout_bench: fleet: every EdgeNode connected %.2f s "
+                                 "after the nodes dialed; GM: %s\n",
+                                 fleet->seconds, DescribeRequests(fleet->gm_requests));
+  }
+  return fleet;
 }
 
 absl::Status FanoutBench::CreateDatasets() {
@@ -755,6 +793,7 @@ absl::Status FanoutBench::ReportCounts() {
 }
 
 absl::Status FanoutBench::RestartGm() {
+  const absl::Time stopping = absl::Now();
   BeginPhase("restart");
   {
     std::ofstream log(Dir("gm-before-restart.log"));
@@ -767,6 +806,8 @@ absl::Status FanoutBench::RestartGm() {
   restart_ = std::move(storm);
   gm_before_ = ProcStats();  // The phase's GM CPU is the new GM's.
   EndPhase();
+  // The storm reset devapiserver's counts as the new GM started: all of them are the new GM's.
+  if (flags_.edge_nodes) ASSIGN_OR_RETURN(fleet_restart_, AwaitFleet(stopping, {}));
   if (restart_->gm_exit != 0) {
     return absl::InternalError(absl::StrCat("the GM exited with ", restart_->gm_exit,
                                             " when stopped for the restart"));
@@ -928,6 +969,16 @@ bool FanoutBench::Report(std::ostream& out) const {
         "threads)\n",
         baseline_done_, baseline_seconds_, baseline_done_ / std::max(baseline_seconds_, 1e-9),
         flags_.create_threads);
+  }
+  if (fleet_connect_) {
+    out << absl::StrFormat("fleet: after connect, every EdgeNode connected in %.2f s; GM: %s\n",
+                           fleet_connect_->seconds, DescribeRequests(fleet_connect_->gm_requests));
+  }
+  if (fleet_restart_) {
+    out << absl::StrFormat(
+        "fleet: after restart, every EdgeNode connected again %.2f s after the old GM was "
+        "stopped; new GM from its start: %s\n",
+        fleet_restart_->seconds, DescribeRequests(fleet_restart_->gm_requests));
   }
   if (restart_) {
     int64_t requests = 0;

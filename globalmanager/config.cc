@@ -151,6 +151,9 @@ config::OptionSet RegisterOptions(GmConfig& c) {
               "while not the leader, relay the node streams that reach this replica to the "
               "leader (false: send the nodes to the leader)")
       .Yaml("edgeRelay");
+  options.Add("edge-nodes", &c.edge_nodes,
+              "keep an EdgeNode object per connected node for `kubectl get en`")
+      .Yaml("edgeNodes");
   options.Add("ready-while-relaying", &c.ready_while_relaying,
               "while not the leader, report ready while relaying to a known leader, so a Service "
               "spreads nodes over every replica")

@@ -78,6 +78,8 @@ struct GmConfig {
   // edge_moves_per_second at most. Needs edge_relay, leader election and an edge address.
   bool edge_shards = false;
   int64_t edge_moves_per_second = 100;
+  // The leader keeps an EdgeNode object per connected node (`kubectl get en`, globalmanager/fleet).
+  bool edge_nodes = true;
   net::TlsOptions tls;
   // /healthz /readyz /metrics. Loopback by default; a Deployment whose kubelet probes the pod IP
   // sets 0.0.0.0:8080.

@@ -10,6 +10,8 @@
 #include "common/log/log.h"
 #include "common/net/host_port.h"
 #include "common/status/macros.h"
+#include "common/version/build_info.h"
+#include "common/version/version.h"
 #include "globalmanager/controllers/cache_policy.h"
 
 namespace nereid::gm {
@@ -86,7 +88,9 @@ Daemon::Daemon(GmConfig config, DaemonOptions options)
       options_(std::move(options)),
       registry_(std::make_shared<prometheus::Registry>()),
       metrics_(std::make_unique<ControllerMetrics>(registry_)),
-      kube_api_metrics_(std::make_unique<KubeApiMetrics>(*registry_)) {}
+      kube_api_metrics_(std::make_unique<KubeApiMetrics>(*registry_)) {
+  version::RegisterBuildInfo(*registry_);
+}
 
 Daemon::~Daemon() { Stop(); }
 
@@ -100,7 +104,8 @@ absl::Status Daemon::Start() {
     LOG(WARNING) << "gm: --insecure: the edge link runs in PLAINTEXT and trusts the node name "
                     "each LocalController claims; use it for local experiments only";
   }
-  LOG(INFO) << "gm: starting as " << identity() << " (namespace "
+  LOG(INFO) << "gm: " << version::VersionLine("nereid-gm") << " starting as " << identity()
+            << " (namespace "
             << (config_.ns.empty() ? std::string("<all>") : config_.ns) << ", leader election "
             << (config_.leader_election.enabled
                     ? absl::StrCat("on Lease ", lease_namespace_, "/",
@@ -163,8 +168,18 @@ absl::Status Daemon::Start() {
     relay_ = *std::move(created);
     hub.relay = relay_.get();
   }
+  if (config_.edge_nodes) {
+    EdgeNodeWriter::Options writer;
+    writer.client = client_;
+    writer.events = recorder_.get();
+    writer.status.replica = identity();
+    writer.registry = registry_;
+    edge_nodes_ = std::make_unique<EdgeNodeWriter>(std::move(writer));
+    hub.node_listener = edge_nodes_.get();
+  }
   hub.accept_streams = false;  // Until this replica leads and its registry is complete.
-  hub.gm_version = "nereid-gm/" + identity();
+  hub.gm_version = absl::StrCat("nereid-gm ", version::Release(), " (commit ", version::Commit(),
+                                ", replica ", identity(), ")");
   hub.registry = registry_;
   hub.report_handler = router_.get();
   hub.max_held_reports = static_cast<std::size_t>(config_.max_held_reports);
@@ -357,6 +372,7 @@ absl::Status Daemon::StartLeaderWork() {
                                                        started.message()));
     }
   }
+  if (edge_nodes_ != nullptr) RETURN_IF_ERROR(edge_nodes_->Start());
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return absl::CancelledError("stopping");
@@ -442,6 +458,8 @@ void Daemon::Stop() {
   metrics_->leader().Set(0);
   if (health_ != nullptr) health_->Stop();
   if (hub_server_ != nullptr) hub_server_->Stop(options_.shutdown_grace);
+  // After the hub's last callback; before the recorder its Events go to.
+  if (edge_nodes_ != nullptr) edge_nodes_->Stop();
   if (recorder_ != nullptr) {
     recorder_->Stop(absl::Seconds(config_.event_drain_timeout_seconds));
   }

@@ -9,7 +9,8 @@
 // Only the leader runs the controllers, on the elector's start thread:
 //   informer factory + controllers (they register informers and report sinks) → factory starts →
 //   caches synced → every controller PrimeEdge()s the hub registry → hub.MarkSynced() → report
-//   workers and reconcile workers start → the hub accepts node streams → ready (/readyz 200).
+//   workers and reconcile workers start → the EdgeNode writer starts (--edge-nodes) → the hub
+//   accepts node streams → ready (/readyz 200).
 // A replica that is not the leader keeps its /readyz at 503, so a Service routes to the leader;
 // node streams that reach it anyway are relayed to the leader's hub (--edge-relay, the default)
 // or refused with UNAVAILABLE and the leader's address.
@@ -52,6 +53,7 @@
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/edge_hub_dispatcher.h"
 #include "globalmanager/edgehub/server.h"
+#include "globalmanager/fleet/edge_node_writer.h"
 #include "globalmanager/health_server.h"
 #include "globalmanager/kube_api_metrics.h"
 #include "prometheus/registry.h"
@@ -127,6 +129,7 @@ class Daemon {
   std::unique_ptr<ReportRouter> router_;
   std::unique_ptr<EdgeShards> shards_;  // before the relay and the hub, which ask it
   std::unique_ptr<EdgeRelay> relay_;    // before the hub, which uses it
+  std::unique_ptr<EdgeNodeWriter> edge_nodes_;  // before the hub, which tells it; null when off
   std::unique_ptr<EdgeHub> hub_;
   std::unique_ptr<EdgeHubDispatcher> dispatcher_;
   std::unique_ptr<EdgeHubServer> hub_server_;

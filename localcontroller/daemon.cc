@@ -9,6 +9,7 @@
 #include "common/log/log.h"
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
+#include "common/version/version.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
 #include "localcontroller/daemon_state_view.h"
 #include "localcontroller/dataset/data_roots.h"
@@ -17,18 +18,15 @@
 #include "localcontroller/dispatching_store.h"
 #include "localcontroller/model/model_keeper.h"
 #include "localcontroller/model/model_handler.h"
+#include "localcontroller/node_summary.h"
 #include "localcontroller/trigger/job_manager.h"
 #include "localcontroller/server/lc_server.h"
 #include "localcontroller/worker/worker_intake.h"
 #include "localcontroller/worker_report_sink.h"
 
-#ifndef NEREID_VERSION
-#define NEREID_VERSION "dev"
-#endif
-
 namespace nereid::lc {
 
-std::string LcVersion() { return absl::StrCat("nereid-lc/", NEREID_VERSION); }
+std::string LcVersion() { return absl::StrCat("nereid-lc/", version::Release()); }
 
 Daemon::Daemon(LcConfig config, DaemonOptions options)
     : config_(std::move(config)), options_(std::move(options)), created_(options_.clock->Now()) {}
@@ -127,7 +125,9 @@ absl::Status Daemon::Init() {
   link_options.gm_address = config_.gm_address;
   link_options.node_name = config_.node_name;
   link_options.tls = config_.tls;
-  link_options.lc_version = LcVersion();
+  link_options.lc_version = std::string(version::Release());
+  link_options.lc_commit = std::string(version::Commit());
+  link_options.node_summary = [this] { return ReadNodeSummary(*view_, db_->write_health()); };
   link_options.clock = options_.clock;
   link_options.keepalive.time = config_.keepalive_time;
   link_options.keepalive.timeout = config_.keepalive_timeout;

@@ -7,6 +7,7 @@
 #include "common/net/edge_protocol.h"
 #include "common/status/macros.h"
 #include "common/strings/absl_compat.h"
+#include "common/version/build_info.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
 #include "localcontroller/daemon.h"
 #include "localcontroller/dataset/dataset_monitor.h"
@@ -306,6 +307,7 @@ absl::StatusOr<ModelInfo> DaemonStateView::Model(std::string_view ns, std::strin
 std::vector<prometheus::MetricFamily> DaemonStateView::CollectMetrics() {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> families;
+  families.push_back(version::BuildInfoFamily());
 
   if (absl::StatusOr<db::OutboxStats> outbox = daemon_->db().GetOutboxStats(); outbox.ok()) {
     families.push_back(Gauge("nereid_lc_outbox_depth",

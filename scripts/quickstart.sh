@@ -12,8 +12,9 @@
 # and host root filled by examples/prepare-host-root.sh — all on 127.0.0.1 with free ports read
 # from what each process prints; apply deploy/crds/ and examples/; wait (bounded) until the GM is
 # ready, both LocalControllers are connected and synced and every Dataset has been counted; let
-# the demo kubelet move the worker pods out of Pending; then show `kubectl get sedna`, each
-# LocalController's /api/v1/status and what each column means at that point.
+# the demo kubelet move the worker pods out of Pending; then show `kubectl get en` (the fleet),
+# `kubectl get sedna`, each LocalController's /api/v1/status and what each column means at that
+# point.
 #
 # Without a kubelet, worker pods stay Pending. scripts/demo-kubelet.sh FAKES pod phases and
 # Deployment availability through the status subresource so jobs visibly progress, and says so on
@@ -277,6 +278,9 @@ done
 show_json() { if command -v python3 >/dev/null; then python3 -m json.tool; else cat; echo; fi; }
 show() {
   echo
+  echo "\$ kubectl get en     # the fleet: each node's LocalController as the GlobalManager sees it"
+  kc get en 2>&1 || true
+  echo
   echo "\$ kubectl get sedna"
   kc get sedna 2>&1 || true
   echo
@@ -381,6 +385,8 @@ cat <<EOF
 Nereid is running (Ctrl-C stops everything). In another terminal:
 
   export KUBECONFIG=$KUBECONFIG
+  kubectl get en                          # the fleet: connected, LC version, what each node holds
+  kubectl describe en edge-0              # one node: conditions, failing object, Events
   kubectl get sedna                       # every sedna.io object with its status columns
   kubectl get fe,objs,objt                # the pedestrian-tracking services: PHASE, ACTIVE, FAILED
   kubectl get datasets -w                 # SAMPLES follow the files on the nodes

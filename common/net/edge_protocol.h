@@ -20,6 +20,9 @@ namespace nereid::net {
 // The protocol version this build speaks (ProtocolVersion enum).
 inline constexpr uint32_t kEdgeProtocolVersion = edge::v1::PROTOCOL_VERSION_V1;
 
+// HelloReply.capabilities: the GM reads NodeSummary messages (sync.proto).
+inline constexpr std::string_view kEdgeCapabilityNodeSummary = "node-summary";
+
 // Trailing metadata of a stream a GM replica refuses because another replica serves the node
 // (the leader, or with edge shards the node's owner), or ends to move the node there: HOST:PORT
 // to dial instead. The LC follows one such hint per attempt and verifies the replica it reaches

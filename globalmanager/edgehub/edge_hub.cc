@@ -25,6 +25,7 @@ EdgeHub::EdgeHub(Options options)
     : options_(std::move(options)),
       relay_trust_(options_.relay_certificate),
       metrics_(options_.registry),
+      lc_versions_(metrics_.registry()),
       liveness_(std::make_shared<Liveness>()),
       reports_(ReportScheduler::Options{options_.max_pending_reports, options_.max_held_reports,
                                         options_.min_report_share,
@@ -291,6 +292,7 @@ bool EdgeHub::OnRequest(const std::shared_ptr<Session>& session, const StreamPee
   switch (request.message_case()) {
     case v1::SyncRequest::kChangeAck: HandleChangeAck(session, request.change_ack()); return true;
     case v1::SyncRequest::kReport: HandleReport(session, request.report()); return true;
+    case v1::SyncRequest::kSummary: HandleSummary(session, request.summary()); return true;
     case v1::SyncRequest::kHello:
       session->RequestFinish(GrpcError(grpc::StatusCode::INVALID_ARGUMENT,
                                        "Hello may only be the first message of a stream"));
@@ -334,6 +336,7 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
   reply.mutable_hello_reply()->set_node_name(node);
   reply.mutable_hello_reply()->set_protocol_version(net::kEdgeProtocolVersion);
   reply.mutable_hello_reply()->set_gm_version(options_.gm_version);
+  reply.mutable_hello_reply()->add_capabilities(std::string(net::kEdgeCapabilityNodeSummary));
 
   std::shared_ptr<Session> replaced;
   uint32_t upserts = 0;
@@ -371,6 +374,7 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
     state.session = session;
     state.relayed = peer.relayed;
     state.unserved_owner = peer.unserved_owner;
+    SetLcVersionLocked(state, lc_versions_.Label(hello.lc_version()));
     session->Establish(node, &metrics_.queue_depths(), hello, std::move(reply));
     bool ok = true;
     for (const auto& [key, resource] : state.desired) {
@@ -397,9 +401,19 @@ bool EdgeHub::HandleHello(const std::shared_ptr<Session>& session, const StreamP
         GrpcError(grpc::StatusCode::ABORTED, "replaced by a newer stream for node " + node));
     replaced->Pump();
   }
-  LOG(INFO) << "edge hub: node " << node << " connected (lc " << hello.lc_version() << ", holds "
+  LOG(INFO) << "edge hub: node " << node << " connected (lc "
+            << (hello.lc_version().empty() ? "unknown" : hello.lc_version()) << " commit "
+            << (hello.lc_commit().empty() ? "unknown" : hello.lc_commit()) << ", holds "
             << hello.inventory_size() << " objects, sending " << upserts << " upserts"
             << (held_for_sync ? "; removes wait for the registry to sync)" : ")");
+  if (options_.node_listener != nullptr) {
+    options_.node_listener->OnNodeConnected(NodeConnection{.node = node,
+                                                           .stream = session->id(),
+                                                           .relayed = peer.relayed,
+                                                           .lc_version = hello.lc_version(),
+                                                           .lc_commit = hello.lc_commit(),
+                                                           .at = options_.clock->Now()});
+  }
   return true;
 }
 
@@ -431,6 +445,7 @@ void EdgeHub::OverflowLocked(NodeState& state) {
 void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
                             const std::string& connection) {
   const grpc::Status status = session->finish_status();
+  bool current = true;  // the node's current stream (not one a newer stream replaced)
   {
     absl::MutexLock lock(&mu_);
     ReleaseConnectionStreamLocked(connection);
@@ -438,8 +453,11 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
     if (!session->established()) return;
     session->ReleaseQueueDepth();
     auto it = nodes_.find(session->node());
-    if (it != nodes_.end() && it->second.session == session) {
+    if (it == nodes_.end() || it->second.session != session) {
+      current = false;
+    } else {
       it->second.session.reset();
+      SetLcVersionLocked(it->second, "");
       metrics_.connected_nodes().Set(--connected_);
       // Sent to another replica, or cut off because this one stops serving: served elsewhere.
       if (accepting_ && !shutting_down_ && session->finish_owner().empty()) {
@@ -449,6 +467,24 @@ void EdgeHub::OnSessionDone(const std::shared_ptr<Session>& session,
   }
   LOG(INFO) << "edge hub: node " << session->node() << " stream " << session->id()
             << " ended: " << status.error_code() << " " << status.error_message();
+  if (current && options_.node_listener != nullptr) {
+    options_.node_listener->OnNodeDisconnected(session->node(), session->id(),
+                                               options_.clock->Now());
+  }
+}
+
+void EdgeHub::SetLcVersionLocked(NodeState& state, std::string label) {
+  if (state.lc_version == label) return;
+  if (!state.lc_version.empty()) lc_versions_.Disconnected(state.lc_version);
+  if (!label.empty()) lc_versions_.Connected(label);
+  state.lc_version = std::move(label);
+}
+
+void EdgeHub::HandleSummary(const std::shared_ptr<Session>& session,
+                            const v1::NodeSummary& summary) {
+  if (options_.node_listener != nullptr) {
+    options_.node_listener->OnNodeSummary(session->node(), session->id(), summary);
+  }
 }
 
 void EdgeHub::ReleaseConnectionStream(const std::string& connection) {

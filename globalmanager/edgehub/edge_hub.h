@@ -38,6 +38,8 @@
 #include "globalmanager/edgehub/delivery_listener.h"
 #include "globalmanager/edgehub/edge_relay.h"
 #include "globalmanager/edgehub/hub_metrics.h"
+#include "globalmanager/edgehub/lc_versions.h"
+#include "globalmanager/edgehub/node_listener.h"
 #include "globalmanager/edgehub/node_ownership.h"
 #include "globalmanager/edgehub/recent_rate.h"
 #include "globalmanager/edgehub/report_handler.h"
@@ -92,6 +94,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     std::shared_ptr<prometheus::Registry> registry;  // null: a private one
     ReportHandler* report_handler = nullptr;         // null: reports are answered RETRY
     DeliveryListener* delivery_listener = nullptr;   // optional
+    NodeListener* node_listener = nullptr;           // optional
   };
 
   struct NodeStatus {
@@ -181,6 +184,8 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
     bool relayed = false;  // the session's stream comes through another replica's relay
     // An owner address that did not serve the node: never moved there again by this session.
     std::string unserved_owner;
+    // The LcVersionGauge label of the node's current stream ("" without one).
+    std::string lc_version;
   };
   using Dispatch = ReportScheduler::Dispatch;
   // Lets completions that outlive the hub (a slow handler) find out it is gone; the destructor
@@ -195,6 +200,10 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
                    const edge::v1::SyncRequest& request);
   void HandleChangeAck(const std::shared_ptr<Session>& session, const edge::v1::ChangeAck& ack);
   void HandleReport(const std::shared_ptr<Session>& session, const edge::v1::StatusReport& report);
+  void HandleSummary(const std::shared_ptr<Session>& session, const edge::v1::NodeSummary& summary);
+  // Counts the node under `label` (LcVersionGauge::Label; "" while it has no stream) instead of
+  // the label it was counted under.
+  void SetLcVersionLocked(NodeState& state, std::string label) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Queues for `session` the removes of objects it holds but should not, and the ResyncDone.
   // Returns false when the queue overflowed.
@@ -237,6 +246,7 @@ class EdgeHub final : public edge::v1::EdgeSync::CallbackService {
   const Options options_;
   const RelayTrust relay_trust_;
   HubMetrics metrics_;
+  LcVersionGauge lc_versions_ ABSL_GUARDED_BY(mu_);
   std::function<void(std::string_view peer)> stream_opened_;
   std::shared_ptr<Liveness> liveness_;
 

@@ -79,7 +79,8 @@ CloudLink::CloudLink(CloudLinkOptions options,
       reports_(reports),
       clock_(options_.clock),
       backoff_(options_.backoff, options_.jitter_source),
-      report_backoff_(options_.report_retry, options_.jitter_source) {}
+      report_backoff_(options_.report_retry, options_.jitter_source),
+      summary_(options_.node_summary, options_.summary_interval) {}
 
 CloudLink::~CloudLink() { Stop(); }
 
@@ -179,6 +180,7 @@ bool CloudLink::RunStream() {
   v1::Hello* h = hello.mutable_hello();
   h->set_node_name(options_.node_name);
   h->set_lc_version(options_.lc_version);
+  h->set_lc_commit(options_.lc_commit);
   h->set_protocol_version(net::kEdgeProtocolVersion);
   absl::StatusOr<std::vector<v1::InventoryItem>> inventory = store_->Inventory();
   if (!inventory.ok()) {
@@ -228,13 +230,19 @@ bool CloudLink::RunStream() {
         status_.report_resend_at = resend_at_;
       }
       SendReports(stream);
+      if (std::optional<v1::NodeSummary> summary = summary_.Due(clock_->Now())) {
+        v1::SyncRequest request;
+        *request.mutable_summary() = *std::move(summary);
+        stream.Send(std::move(request));
+      }
     }
     absl::MutexLock lock(&mu_);
     if (stopping_) {
       abort_reason = "stopping";
       break;
     }
-    const absl::Time deadline = established ? resend_at_ : hello_deadline;
+    const absl::Time deadline =
+        established ? std::min(resend_at_, summary_.next_check()) : hello_deadline;
     auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return signal_ || stopping_; };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), deadline);
     signal_ = false;
@@ -303,6 +311,7 @@ void CloudLink::HandleMessage(LinkStream& stream, const v1::SyncResponse& messag
     case v1::SyncResponse::kHelloReply: {
       *established = true;
       *established_at = clock_->Now();
+      summary_.OnEstablished(message.hello_reply(), *established_at);
       if (message.hello_reply().node_name() != options_.node_name) {
         LOG(WARNING) << "cloud link: the GM knows us as " << message.hello_reply().node_name()
                      << ", not " << options_.node_name;

@@ -35,6 +35,7 @@
 #include "localcontroller/cloudlink/desired_state_store.h"
 #include "localcontroller/cloudlink/link_stream.h"
 #include "localcontroller/cloudlink/report_source.h"
+#include "localcontroller/cloudlink/summary_sender.h"
 
 namespace nereid::lc {
 
@@ -45,7 +46,12 @@ struct CloudLinkOptions {
   net::KeepaliveOptions keepalive;
   // TLS name to verify on the GM certificate instead of the host part of gm_address.
   std::string server_name_override;
-  std::string lc_version = "nereid-lc";
+  std::string lc_version = "nereid-lc";  // the release
+  std::string lc_commit;                 // the git commit
+  // The node's summary for a GM that reads them (summary_sender.h); null: none sent.
+  NodeSummarySource node_summary;
+  // How often the summary is read to see whether it changed.
+  absl::Duration summary_interval = absl::Seconds(2);
 
   ExponentialBackoff::Options backoff = net::kEdgeReconnectBackoff;
   // Source of jitter in [0, 1) (tests pin it); null = random.
@@ -142,6 +148,7 @@ class CloudLink {
   absl::flat_hash_set<uint64_t> in_flight_;
   uint64_t send_cursor_ = 0;  // highest seq handed to the stream (rewound to resend)
   absl::Time resend_at_ = absl::InfiniteFuture();
+  SummarySender summary_;
   // Where the next stream goes instead of options_.gm_address, for one attempt: the replica
   // serving this node, as a GM replica that refused the stream named it (no backoff before it).
   std::string redirect_;

@@ -220,10 +220,11 @@ TEST_CASE("deploy: RBAC is least privilege") {
           CHECK((verb == "get" || verb == "list" || verb == "watch"));
         }
       }
-      // Users own sedna.io specs: the GM never creates or updates them (status only).
+      // Users own sedna.io specs: the GM never creates or updates them (status only). EdgeNodes
+      // are the GM's own kind (checked below).
       if (Has(rule["apiGroups"], "sedna.io")) {
         for (const Json& res : rule["resources"]) {
-          if (Contains(res.get<std::string>(), "/")) continue;
+          if (Contains(res.get<std::string>(), "/") || res == "edgenodes") continue;
           CHECK_FALSE(Has(rule["verbs"], "create"));
           CHECK_FALSE(Has(rule["verbs"], "update"));
           CHECK_FALSE(Has(rule["verbs"], "patch"));
@@ -244,6 +245,23 @@ TEST_CASE("deploy: RBAC is least privilege") {
   }
   CHECK(dataset_status);
   CHECK(events);
+
+  // EdgeNodes (`kubectl get en`): created and read, status patched; never updated or deleted
+  // (the garbage collector removes them with their Node), each in a rule of its own.
+  int edge_node_rules = 0;
+  for (const Json& rule : gm["rules"]) {
+    if (Has(rule["resources"], "edgenodes")) {
+      ++edge_node_rules;
+      CHECK(rule["resources"] == Json::array({"edgenodes"}));
+      CHECK(rule["verbs"] == Json::array({"get", "list", "create"}));
+    }
+    if (Has(rule["resources"], "edgenodes/status")) {
+      ++edge_node_rules;
+      CHECK(rule["resources"] == Json::array({"edgenodes/status"}));
+      CHECK(rule["verbs"] == Json::array({"patch"}));
+    }
+  }
+  CHECK(edge_node_rules == 2);
 
   // Leader election: one Lease by name in sedna (create cannot be limited by name).
   Json election = One("Role", "nereid-gm-leader-election");

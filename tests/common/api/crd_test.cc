@@ -65,10 +65,12 @@ TEST_CASE("there is exactly one CRD file per kind") {
   std::vector<std::string> files = testing::ListFiles("deploy/crds", ".yaml");
   CHECK(testing::ListFiles("deploy/crds", ".yml").empty());
   CHECK(testing::ListFiles("deploy/crds", ".json").empty());
-  // Plus DistributedJob's (common/job; its CRD is tested in tests/common/job).
-  CHECK(files.size() == resources::All().size() + 1);
+  // Plus DistributedJob's (common/job; its CRD is tested in tests/common/job) and EdgeNode's
+  // (written by the GM, not a user's kind; edge_node_test.cc).
+  CHECK(files.size() == resources::All().size() + 2);
   std::set<std::string> crd_files(files.begin(), files.end());
   CHECK(crd_files.count("sedna.io_distributedjobs.yaml") == 1);
+  CHECK(crd_files.count("sedna.io_edgenodes.yaml") == 1);
   for (const kube::Resource* r : resources::All()) {
     CHECK(crd_files.count("sedna.io_" + r->resource + ".yaml") == 1);
   }
