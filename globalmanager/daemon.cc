@@ -178,8 +178,8 @@ absl::Status Daemon::Start() {
     hub.node_listener = edge_nodes_.get();
   }
   hub.accept_streams = false;  // Until this replica leads and its registry is complete.
-  hub.gm_version = absl::StrCat("nereid-gm ", version::Release(), " (commit ", version::Commit(),
-                                ", replica ", identity(), ")");
+  hub.gm_version = absl::StrCat("nereid-gm ", std::string(version::Release()), " (commit ",
+                                std::string(version::Commit()), ", replica ", identity(), ")");
   hub.registry = registry_;
   hub.report_handler = router_.get();
   hub.max_held_reports = static_cast<std::size_t>(config_.max_held_reports);

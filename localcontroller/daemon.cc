@@ -26,7 +26,7 @@
 
 namespace nereid::lc {
 
-std::string LcVersion() { return absl::StrCat("nereid-lc/", version::Release()); }
+std::string LcVersion() { return "nereid-lc/" + std::string(version::Release()); }
 
 Daemon::Daemon(LcConfig config, DaemonOptions options)
     : config_(std::move(config)), options_(std::move(options)), created_(options_.clock->Now()) {}

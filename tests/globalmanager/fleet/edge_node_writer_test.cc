@@ -43,6 +43,7 @@ void AddNode(FakeKubeClient& client, const std::string& name) {
 NodeConnection Connection(std::string_view node, uint64_t stream) {
   return NodeConnection{.node = node,
                         .stream = stream,
+                        .relayed = false,
                         .lc_version = "0.4.0",
                         .lc_commit = "0123456789ab",
                         .at = absl::Now()};
