@@ -517,7 +517,9 @@ absl::Status FanoutBench::ConnectNodes() {
   }
   EndPhase();
   if (flags_.shards && !flags_.shards_join) shard_split_ = ShardSplit(Shards(), *sim_);
-  if (flags_.edge_nodes) ASSIGN_OR_RETURN(fleet_connect_, AwaitFleet(dialed, requests_before));
+  if (flags_.edge_nodes) {
+    ASSIGN_OR_RETURN(fleet_connect_, AwaitFleet(dialed, requests_before));
+  }
   return absl::OkStatus();
 }
 
@@ -807,7 +809,9 @@ absl::Status FanoutBench::RestartGm() {
   gm_before_ = ProcStats();  // The phase's GM CPU is the new GM's.
   EndPhase();
   // The storm reset devapiserver's counts as the new GM started: all of them are the new GM's.
-  if (flags_.edge_nodes) ASSIGN_OR_RETURN(fleet_restart_, AwaitFleet(stopping, {}));
+  if (flags_.edge_nodes) {
+    ASSIGN_OR_RETURN(fleet_restart_, AwaitFleet(stopping, {}));
+  }
   if (restart_->gm_exit != 0) {
     return absl::InternalError(absl::StrCat("the GM exited with ", restart_->gm_exit,
                                             " when stopped for the restart"));

@@ -36,8 +36,9 @@ absl::Status Invalid(std::string_view where, std::string_view message) {
 std::string InCurrentSyntax(std::string value, ValueIn value_in) {
   if (value_in != ValueIn::kSeconds) return value;
   absl::StatusOr<ParsedDuration> duration = ParseDuration(value);
-  if (!duration.ok() || !duration->bare_seconds) return value;
-  return FormatDuration(duration->value);
+  // "0" is a duration without a unit in both syntaxes; written as the current one, it is "0s".
+  if (!duration.ok() || !(duration->bare_seconds || value == "0")) return value;
+  return DurationText(duration->value);
 }
 
 // Usage first, then the description, the options in groups and the footer.
@@ -271,7 +272,7 @@ absl::Status OptionSet::Impl::LoadYamlMap(const YAML::Node& map, const std::stri
       if (!known_under(full)) {
         std::set<std::string> known;  // the current keys of this map
         for (const auto& [k, spelling] : keys) {
-          if (spelling->deprecated || !(prefix.empty() || absl::StartsWith(k, prefix + "."))) {
+          if (spelling.second->deprecated || !(prefix.empty() || absl::StartsWith(k, prefix + "."))) {
             continue;
           }
           const std::string below = k.substr(prefix.empty() ? 0 : prefix.size() + 1);
@@ -348,18 +349,18 @@ Option& OptionSet::Add(std::string name, bool* target, std::string help) {
 Option& OptionSet::Add(std::string name, absl::Duration* target, std::string help,
                        absl::Duration min) {
   return AddOption(
-      std::move(name), "DURATION", FormatDuration(*target), std::move(help), Arity::kValue,
+      std::move(name), "DURATION", DurationText(*target), std::move(help), Arity::kValue,
       [target, min](std::string_view value, std::string* note) -> absl::Status {
         ASSIGN_OR_RETURN(ParsedDuration parsed, ParseDuration(value));
         if (parsed.value < min) {
           return absl::InvalidArgumentError(absl::StrCat(
               ToAbsl(value), min == absl::Nanoseconds(1) ? " is not positive"
                                                          : absl::StrCat(" is less than ",
-                                                                        FormatDuration(min))));
+                                                                        DurationText(min))));
         }
         if (parsed.bare_seconds) {
           *note = absl::StrCat("a number without a unit is read as seconds; write ",
-                               FormatDuration(parsed.value));
+                               DurationText(parsed.value));
         }
         *target = parsed.value;
         return absl::OkStatus();
@@ -381,14 +382,14 @@ Option& OptionSet::AddInteger(std::string name, int64_t default_value, std::stri
 Option& OptionSet::AddSeconds(std::string name, int64_t* seconds, std::string help, int64_t min,
                               int64_t max) {
   return AddOption(
-      std::move(name), "DURATION", FormatDuration(absl::Seconds(*seconds)), std::move(help),
+      std::move(name), "DURATION", DurationText(absl::Seconds(*seconds)), std::move(help),
       Arity::kValue,
       [seconds, min, max](std::string_view value, std::string* note) -> absl::Status {
         ASSIGN_OR_RETURN(ParsedDuration parsed, ParseDuration(value));
         if (parsed.value < absl::Seconds(min) || parsed.value > absl::Seconds(max)) {
           return absl::InvalidArgumentError(absl::StrCat(
-              ToAbsl(value), " is out of range [", FormatDuration(absl::Seconds(min)), ", ",
-              FormatDuration(absl::Seconds(max)), "]"));
+              ToAbsl(value), " is out of range [", DurationText(absl::Seconds(min)), ", ",
+              DurationText(absl::Seconds(max)), "]"));
         }
         if (parsed.value != absl::Seconds(absl::ToInt64Seconds(parsed.value))) {
           return absl::InvalidArgumentError(
@@ -396,7 +397,7 @@ Option& OptionSet::AddSeconds(std::string name, int64_t* seconds, std::string he
         }
         if (parsed.bare_seconds) {
           *note = absl::StrCat("a number without a unit is read as seconds; write ",
-                               FormatDuration(parsed.value));
+                               DurationText(parsed.value));
         }
         *seconds = absl::ToInt64Seconds(parsed.value);
         return absl::OkStatus();
@@ -531,13 +532,26 @@ absl::StatusOr<OptionSet::Loaded> OptionSet::Load(const std::vector<std::string>
   loaded.help = built.help->count() > 0;
   loaded.version = built.version->count() > 0;
   if (loaded.help || loaded.version) return loaded;
+  // CLI11 (2.1) with allow_extras leaves positionals among the extras: take them from there, in
+  // order; after "--" everything is one.
+  std::vector<std::string> positionals = built.positional != nullptr
+                                             ? built.positional->results()
+                                             : std::vector<std::string>{};
+  bool after_separator = false;
   for (const std::string& extra : app.remaining()) {
-    if (absl::StartsWith(extra, "-") && extra.size() > 1) {
+    if (!after_separator && extra == "--") {
+      after_separator = true;
+      continue;
+    }
+    if (!after_separator && absl::StartsWith(extra, "-") && extra.size() > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown flag ", extra.substr(0, extra.find('=')), " (see --help)"));
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("unexpected argument \"", extra, "\" (see --help)"));
+    if (!impl_->positional.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", extra, "\" (see --help)"));
+    }
+    positionals.push_back(extra);
   }
 
   // The flags in command-line order, each with the spelling it was given in.
@@ -589,7 +603,7 @@ absl::StatusOr<OptionSet::Loaded> OptionSet::Load(const std::vector<std::string>
     if (flag.option == impl_->config_file) continue;
     RETURN_IF_ERROR(apply_flag(flag));
   }
-  if (impl_->positional.has_value()) *impl_->positional->target = built.positional->results();
+  if (impl_->positional.has_value()) *impl_->positional->target = std::move(positionals);
   return loaded;
 }
 

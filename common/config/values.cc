@@ -43,7 +43,7 @@ absl::StatusOr<ParsedDuration> ParseDuration(std::string_view text) {
   return ParsedDuration{duration, /*bare_seconds=*/false};
 }
 
-std::string FormatDuration(absl::Duration duration) {
+std::string DurationText(absl::Duration duration) {
   if (duration == absl::ZeroDuration()) return "0s";
   return absl::FormatDuration(duration);
 }

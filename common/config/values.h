@@ -31,7 +31,7 @@ struct ParsedDuration {
 absl::StatusOr<ParsedDuration> ParseDuration(std::string_view text);
 
 // The canonical text of a duration: "30s", "1m30s", "1h", "250ms", "0s".
-std::string FormatDuration(absl::Duration duration);
+std::string DurationText(absl::Duration duration);
 
 }  // namespace nereid::config
 

@@ -88,9 +88,9 @@ TEST_CASE("durations: a number with a unit; a bare number is seconds, flagged") 
     INFO(bad);
     CHECK_THAT(std::string(ParseDuration(bad).status().message()), Contains("not a duration"));
   }
-  CHECK(FormatDuration(absl::Seconds(90)) == "1m30s");
-  CHECK(FormatDuration(absl::ZeroDuration()) == "0s");
-  CHECK(FormatDuration(absl::Hours(1)) == "1h");
+  CHECK(DurationText(absl::Seconds(90)) == "1m30s");
+  CHECK(DurationText(absl::ZeroDuration()) == "0s");
+  CHECK(DurationText(absl::Hours(1)) == "1h");
 
   Run run = Load({"--period", "5m", "--ttl=1h"});
   REQUIRE(run.loaded.ok());

@@ -52,7 +52,7 @@ NodeConnection Connection(std::string_view node, uint64_t stream) {
 // The EdgeNode's status, or null when there is none.
 Json StoredStatus(FakeKubeClient& client, const std::string& node) {
   absl::StatusOr<Json> object = client.Get(api::EdgeNodesResource(), "", node);
-  if (!object.ok() || !object->contains("status")) return nullptr;
+  if (!object.ok() || !object->contains("status")) return Json::object();  // not written yet
   return (*object)["status"];
 }
 
