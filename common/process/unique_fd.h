@@ -26,6 +26,12 @@ class UniqueFd {
   bool valid() const { return fd_ >= 0; }
   // Gives up ownership: the caller closes the returned descriptor (or hands it on).
   int Release() { return std::exchange(fd_, -1); }
+  // Closes now and returns close()'s result (0, or -1 with errno set), for a caller that must know
+  // whether buffered writes reached the file.
+  int Close() {
+    if (fd_ < 0) return 0;
+    return ::close(std::exchange(fd_, -1));
+  }
   void Reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;

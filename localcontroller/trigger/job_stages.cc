@@ -26,6 +26,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log/log.h"
+#include "common/process/unique_fd.h"
 #include "common/status/macros.h"
 #include "localcontroller/cloudlink/lc_db_adapter.h"
 #include "localcontroller/trigger/job_manager_job.h"
@@ -86,18 +87,18 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   std::filesystem::create_directories(target.parent_path(), ec);
   if (ec) return absl::InternalError(absl::StrCat("creating its directory: ", ec.message()));
   const std::string tmp = absl::StrCat(path, ".tmp");
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  UniqueFd fd(open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
     return absl::InternalError(absl::StrCat("creating a temporary file: ", std::strerror(errno)));
   }
   std::string_view rest = contents;
   int err = 0;
   while (!rest.empty() && err == 0) {
-    const ssize_t n = write(fd, rest.data(), rest.size());
+    const ssize_t n = write(fd.get(), rest.data(), rest.size());
     if (n < 0 && errno != EINTR) err = errno;
     if (n > 0) rest.remove_prefix(static_cast<size_t>(n));
   }
-  if (close(fd) != 0 && err == 0) err = errno;
+  if (fd.Close() != 0 && err == 0) err = errno;
   if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
     err = errno;
     std::remove(tmp.c_str());
