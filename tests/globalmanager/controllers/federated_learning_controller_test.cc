@@ -596,8 +596,10 @@ TEST_CASE("FL: pods the spec change replaces are not failures while they termina
     f.SetPhase(pod, "Running");
   }
   REQUIRE(f.WaitStatus([](const Json& s) {
-    return s.value("active", 0) == 3 && s["conditions"].back()["type"] == "Training" &&
-           s["conditions"].back()["status"] == "True";
+    const Json* conditions = kube::FindPath(s, "conditions");
+    return s.value("active", 0) == 3 && conditions != nullptr && conditions->is_array() &&
+           !conditions->empty() && conditions->back()["type"] == "Training" &&
+           conditions->back()["status"] == "True";
   }));
 
   Json workers = job["spec"]["trainingWorkers"];
