@@ -309,7 +309,7 @@ How to read it:
                 $workers
   SAMPLES       a Dataset's samples, counted on its node by the LocalController; follows the file.
   VERIFIED      a Model: true once its node's LocalController checked the file against
-                spec.sha256; false (NotVerified) when the Model gives no sha256 to check against
+                spec.sha256; false (NoDigest) when the Model gives no sha256 to check against
                 although the file is there; empty when no edge node holds it (cloud workers').
 LEGEND
 }
