@@ -237,10 +237,10 @@ spec: {{url: "{path}", format: txt, nodeName: node-a}}
 
 def incremental_learning_job(name, output_dir):
     template = """
-      template:
-        spec:
-          nodeName: node-a
-          containers: [{{name: {0}, image: example.invalid/{0}:1}}]"""
+    template:
+      spec:
+        nodeName: node-a
+        containers: [{{name: {0}, image: example.invalid/{0}:1}}]"""
     return f"""
 ---
 apiVersion: sedna.io/v1alpha1
