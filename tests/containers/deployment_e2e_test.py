@@ -299,12 +299,14 @@ def incremental_learning_round(cluster, node_root, samples):
     if (failed.get("reason") != "PreparationFailed" or "Read-only file system" not in message
             or "/data/il-read-only/data/train/1/data.txt" not in message):
         raise TestFailure(f"il-read-only's failure does not say why: {failed}")
-    events = [e.get("message", "") for e in
-              json.loads(cluster.kubectl(["get", "events", "-n", "default", "-o", "json"]))["items"]
-              if e.get("involvedObject", {}).get("name") == "il-read-only"
-              and e.get("reason") == "TrainFailed"]
-    if not any("Read-only file system" in m for m in events):
-        raise TestFailure(f"no TrainFailed Event with the cause for il-read-only: {events!r}")
+    def train_failed_event():  # the recorder writes Events after the status, asynchronously
+        events = [e.get("message", "") for e in
+                  json.loads(cluster.kubectl(["get", "events", "-n", "default", "-o",
+                                              "json"]))["items"]
+                  if e.get("involvedObject", {}).get("name") == "il-read-only"
+                  and e.get("reason") == "TrainFailed"]
+        return any("Read-only file system" in m for m in events)
+    wait_until("il-read-only: a TrainFailed Event with the cause", train_failed_event, WAIT)
     if os.path.exists(os.path.join(node_root, "data/il-read-only")):
         raise TestFailure("the LC wrote into its read-only data mount")
     log(f"il-read-only: Failed(Train) PreparationFailed with an Event: {message}")
