@@ -9,7 +9,7 @@
 #                                            1800) each, whichever comes first
 #   scripts/fuzz.sh --target NAME [SECONDS]  one target (default 300 s)
 #   --no-build   use the binaries already in the build tree
-#   --build-dir DIR  the build tree (default build-fuzz/); scripts/test.sh passes its sanitizer tree,
+#   --build-dir DIR  the build tree (default build-fuzz/); scripts/sanitize.sh passes its sanitizer tree,
 #                    which builds the unit tests and these targets with the same instrumentation
 #
 # Each run starts from the target's seeds (tests/fuzz/corpus/NAME, read only) and its working

@@ -7,11 +7,11 @@
 #   scripts/install-deps.sh --containers  also what the container images and their tests need
 #                                         (scripts/build-images.sh, ctest -L containers)
 #   scripts/install-deps.sh --fuzz        also clang and its libFuzzer/sanitizer runtime
-#                                         (scripts/fuzz.sh)
+#                                         (scripts/fuzz.sh, sanitize.sh, check_thread_safety.sh)
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake pkg-config ccache git
+  build-essential cmake ninja-build pkg-config ccache git
   libabsl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcpp-httplib-dev libssl-dev libmicrohttpd-dev
@@ -27,7 +27,7 @@ PACKAGES=(
 # bootstraps the from-source build's base image from apt; the container tests are Python
 # (python3-yaml reads the rendered manifests) and run in their own network namespace (iproute2).
 CONTAINER_PACKAGES=(podman buildah runc catatonit mmdebstrap python3 python3-yaml iproute2)
-FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+FUZZ_PACKAGES=(clang libclang-rt-14-dev python3)
 case "${1:-}" in
   --containers) PACKAGES+=("${CONTAINER_PACKAGES[@]}") ;;
   --fuzz) PACKAGES+=("${FUZZ_PACKAGES[@]}") ;;

@@ -83,13 +83,16 @@ absl::Status Store::Start() {
 }
 
 std::string Store::NewUid() {
-  auto hex = [this](int n) {
+  // The generator is a parameter, not a capture: the thread-safety analysis does not know that a
+  // lambda runs while mu_ is held.
+  auto hex = [](absl::BitGen& rng, int n) {
     std::string s;
-    for (int i = 0; i < n; ++i) s += "0123456789abcdef"[absl::Uniform(rng_, 0, 16)];
+    for (int i = 0; i < n; ++i) s += "0123456789abcdef"[absl::Uniform(rng, 0, 16)];
     return s;
   };
-  return absl::StrCat(hex(8), "-", hex(4), "-4", hex(3), "-", std::string(1, "89ab"[absl::Uniform(rng_, 0, 4)]),
-                      hex(3), "-", hex(12));
+  const char variant = "89ab"[absl::Uniform(rng_, 0, 4)];
+  return absl::StrCat(hex(rng_, 8), "-", hex(rng_, 4), "-4", hex(rng_, 3), "-",
+                      std::string(1, variant), hex(rng_, 3), "-", hex(rng_, 12));
 }
 
 ObjectPtr Store::FindLocked(const std::string& storage_key, const std::string& key) const {
