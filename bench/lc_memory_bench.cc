@@ -42,6 +42,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "bench/resident_by_mapping.h"
 #include "common/config/option_set.h"
 #include "globalmanager/edgehub/edge_hub.h"
 #include "globalmanager/edgehub/server.h"
@@ -283,6 +284,7 @@ struct Row {
   double seconds = 0;  // from start until ready (idle) / everything counted (and acked)
   double target_mb = 0;
   bool ok = true;  // counts right, process fine
+  std::vector<nereid::bench::MappingResidency> mappings;  // where the resident memory is
 };
 
 void PrintMemory(const std::string& label, const Memory& m) {
@@ -296,6 +298,7 @@ void PrintMemory(const std::string& label, const Memory& m) {
 void SettleMeasureAndStop(const Options& options, Lc& lc, double target_mb, Row* row) {
   std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_seconds));
   row->memory = ReadMemory(lc.pid());
+  row->mappings = nereid::bench::ResidentByMapping(lc.pid());
   row->target_mb = target_mb;
   row->ok = lc.Stop() == 0 && row->ok;
 }
@@ -604,6 +607,12 @@ int main(int argc, char** argv) {
       std::printf("LC above the gRPC client baseline, %s: %+.1f MiB\n", lc,
                   hwm_mib[lc] - hwm_mib[floor]);
     }
+  }
+  // The account of the idle target, from this run: what each MB of the connected idle LC is.
+  for (const Row& row : rows) {
+    if (row.scenario != "idle (empty DB, GM connected)") continue;
+    std::printf("where the connected idle LC's resident memory is, by mapping:\n%s",
+                nereid::bench::DescribeResidentByMapping(row.mappings, 24).c_str());
   }
   getloadavg(load, 3);
   std::printf("load average at the end %.1f\n", load[0]);
