@@ -238,6 +238,7 @@ absl::Status EdgeNodeWriter::Write(const std::string& node) {
   entry.fingerprint = fingerprint;
   entry.written_connected = snapshot.record.connected;
   entry.written_since = snapshot.record.since;
+  entry.listed_connected = false;
   written_.Increment();
   RecordTransition(snapshot, before, uid);
   return absl::OkStatus();
@@ -296,9 +297,11 @@ void EdgeNodeWriter::RecordTransition(const Snapshot& snapshot, const Entry& bef
                             absl::StrCat(LcDescription(record), " connected to GM replica ",
                                          options_.status.replica));
   } else if (record.connected && record.since != before.written_since) {
-    options_.events->Record(ref, kube::EventType::kNormal, "Reconnected",
-                            absl::StrCat(LcDescription(record), " reconnected to GM replica ",
-                                         options_.status.replica));
+    if (!before.listed_connected) {
+      options_.events->Record(ref, kube::EventType::kNormal, "Reconnected",
+                              absl::StrCat(LcDescription(record), " reconnected to GM replica ",
+                                           options_.status.replica));
+    }
   } else if (!record.connected && before.written_connected) {
     options_.events->Record(ref, kube::EventType::kWarning, "Disconnected",
                             "the LocalController's stream ended");
@@ -319,6 +322,7 @@ absl::Status EdgeNodeWriter::Adopt() {
         connected != nullptr && connected->is_boolean() && connected->get<bool>();
     entry.written_since = kube::ParseTimestamp(kube::StringAt(object, "status.since"))
                               .value_or(absl::InfinitePast());
+    entry.listed_connected = entry.written_connected;
     if (entry.written_connected && entry.record.stream == 0) {
       adopted_[kube::Name(object)] = std::move(object["status"]);
     }

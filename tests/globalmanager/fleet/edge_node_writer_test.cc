@@ -300,6 +300,56 @@ TEST_CASE("edge nodes: Events on connect and disconnect") {
   CHECK(reasons() == std::set<std::string>{"Connected", "Disconnected"});
 }
 
+TEST_CASE("edge nodes: a previous leader's node that comes back gets no Reconnected Event") {
+  FakeKubeClient client;
+  AddNode(client, "edge-1");
+  REQUIRE(client
+              .Create(api::EdgeNodesResource(), "",
+                      {{"apiVersion", "sedna.io/v1alpha1"},
+                       {"kind", "EdgeNode"},
+                       {"metadata", {{"name", "edge-1"}}}})
+              .ok());
+  REQUIRE(client
+              .Patch(api::EdgeNodesResource(), "", "edge-1", kube::PatchType::kMerge,
+                     Json::parse(R"({"status": {"connected": true, "servedBy": "gm-old",
+                                                "since": "2026-01-01T00:00:00Z"}})"),
+                     "status")
+              .ok());
+  kube::EventRecorderOptions recorder_options;
+  recorder_options.component = "nereid-gm";
+  kube::EventRecorder recorder(&client, recorder_options);
+  recorder.Start();
+  EdgeNodeWriter::Options options = WriterOptions(client);
+  options.events = &recorder;
+  EdgeNodeWriter writer(std::move(options));
+  REQUIRE(writer.Start().ok());
+  auto reasons = [&] {
+    std::set<std::string> seen;
+    for (const Json& event : client.Objects(kube::resources::Events())) {
+      if (event["involvedObject"]["kind"] == "EdgeNode") {
+        seen.insert(event["reason"].get<std::string>());
+      }
+    }
+    return seen;
+  };
+
+  // The previous leader's session ended with it: the node's first session here is news of the GM.
+  writer.OnNodeConnected(Connection("edge-1", 1));
+  REQUIRE(Eventually([&] { return StoredStatus(client, "edge-1").value("servedBy", "") == "gm-0"; }));
+  writer.OnNodeDisconnected("edge-1", 1, absl::Now());
+  // The recorder sends in order: once Disconnected is stored, an Event of the first session would be.
+  REQUIRE(Eventually([&] { return reasons().count("Disconnected") == 1; }));
+  CHECK(reasons() == std::set<std::string>{"Disconnected"});
+
+  // A new session that replaces one this leader wrote is the node's own reconnect.
+  writer.OnNodeConnected(Connection("edge-1", 2));
+  REQUIRE(Eventually([&] { return reasons().count("Connected") == 1; }));
+  NodeConnection replacing = Connection("edge-1", 3);
+  replacing.at += absl::Seconds(2);  // a later `since`, to the second the status shows
+  writer.OnNodeConnected(replacing);
+  REQUIRE(Eventually([&] { return reasons().count("Reconnected") == 1; }));
+}
+
 TEST_CASE("edge nodes: without the CRD nothing is written") {
   FakeKubeClient client;
   client.SetServed(api::EdgeNodesResource(), false);
