@@ -315,20 +315,16 @@ TEST_CASE("edge nodes: a previous leader's node that comes back gets no Reconnec
                                                 "since": "2026-01-01T00:00:00Z"}})"),
                      "status")
               .ok());
-  kube::EventRecorderOptions recorder_options;
-  recorder_options.component = "nereid-gm";
-  kube::EventRecorder recorder(&client, recorder_options);
+  kube::EventRecorder recorder(&client, kube::EventRecorderOptions{.component = "nereid-gm"});
   recorder.Start();
   EdgeNodeWriter::Options options = WriterOptions(client);
   options.events = &recorder;
   EdgeNodeWriter writer(std::move(options));
   REQUIRE(writer.Start().ok());
-  auto reasons = [&] {
+  auto reasons = [&] {  // of the EdgeNode's Events stored so far
     std::set<std::string> seen;
     for (const Json& event : client.Objects(kube::resources::Events())) {
-      if (event["involvedObject"]["kind"] == "EdgeNode") {
-        seen.insert(event["reason"].get<std::string>());
-      }
+      if (event["involvedObject"]["kind"] == "EdgeNode") seen.insert(event.value("reason", ""));
     }
     return seen;
   };
