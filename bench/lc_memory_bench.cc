@@ -59,6 +59,7 @@ namespace v1 = nereid::edge::v1;
 using Json = nlohmann::json;
 
 constexpr char kNode[] = "bench-node";
+constexpr char kConnectedIdle[] = "idle (empty DB, GM connected)";
 
 struct Options {
   std::string localcontroller;
@@ -420,7 +421,7 @@ std::optional<Row> RunConnectedIdle(const Options& options, const std::string& d
                       dir + "/connected/lc.log");
   if (!lc) return std::nullopt;
   Row row;
-  row.scenario = "idle (empty DB, GM connected)";
+  row.scenario = kConnectedIdle;
   row.ok = WaitUntil(
       [&] {
         std::optional<Json> status = lc->Get("/api/v1/status");
@@ -601,7 +602,7 @@ int main(int argc, char** argv) {
                 !row.ok ? "FAILED" : baseline ? "baseline" : within ? "ok" : "over target");
   }
   for (const auto& [lc, floor] : {std::pair{"idle (empty DB, GM away)", "baseline: gRPC client, GM away"},
-                                  std::pair{"idle (empty DB, GM connected)",
+                                  std::pair{kConnectedIdle,
                                             "baseline: gRPC client, GM connected"}}) {
     if (hwm_mib.count(lc) != 0 && hwm_mib.count(floor) != 0) {
       std::printf("LC above the gRPC client baseline, %s: %+.1f MiB\n", lc,
@@ -610,7 +611,7 @@ int main(int argc, char** argv) {
   }
   // The account of the idle target, from this run: what each MB of the connected idle LC is.
   for (const Row& row : rows) {
-    if (row.scenario != "idle (empty DB, GM connected)") continue;
+    if (row.scenario != kConnectedIdle) continue;
     std::printf("where the connected idle LC's resident memory is, by mapping:\n%s",
                 nereid::bench::DescribeResidentByMapping(row.mappings, 24).c_str());
   }

@@ -14,8 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-2}"
 start=$(date +%s)
-scripts/install-deps.sh
-scripts/install-deps.sh --fuzz
+scripts/install-deps.sh --fuzz  # the test command's packages, and clang
 # The patched static gRPC of the release build (scripts/test.sh), so the tests here run on the gRPC
 # the product ships; Debian's shared gRPC when it cannot be built.
 static_grpc=build-deps/grpc-static

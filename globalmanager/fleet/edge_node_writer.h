@@ -87,14 +87,10 @@ class EdgeNodeWriter final : public NodeListener {
     bool owned_by_node = false;  // its owner is the Node: gone means the Node was deleted
     bool gone = false;           // deleted with its Node: not re-created for this stream
     bool queued = false;
-    bool written = false;  // a status was written (or listed) by this replica
+    bool written = false;  // this replica wrote a status (listing one from another does not count)
     std::size_t fingerprint = 0;
     bool written_connected = false;
     absl::Time written_since = absl::InfinitePast();
-    // Listed connected from a previous leader and not written by this one yet: the node's next
-    // session here follows that leader's end (its failover or restart), so it is no Event of the
-    // node's. (A GM restart with 10,000 nodes made 10,000 "Reconnected" Events; bench/RESULTS.md.)
-    bool listed_connected = false;
   };
   // What one write needs, taken under the lock.
   struct Snapshot {

@@ -10,7 +10,6 @@
 # -DNEREID_PCH=OFF compiles without, to check that each file includes what it uses.
 option(NEREID_PCH "Precompile the standard library, nlohmann/json and Abseil headers" ON)
 if(NEREID_PCH)
-  # (CMake passes -Winvalid-pch: g++ says so when a PCH does not fit a file's flags.)
   # Half the files compile with -pthread (whatever links Threads::Threads), half without, and a PCH
   # fits only files that agree on _REENTRANT: all of them get it (under g++'s _GNU_SOURCE, glibc 2.36
   # ignores it).
